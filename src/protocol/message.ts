@@ -1,0 +1,112 @@
+import { z } from 'zod';
+import { BlockSchema, ErrorInfoSchema, TimestampSchema } from './block.ts';
+
+export const MessageStatusSchema = z.enum([
+  'idle',
+  'running',
+  'paused',
+  'completed',
+  'cancelled',
+  'failed',
+  'interrupted',
+]);
+export type MessageStatus = z.infer<typeof MessageStatusSchema>;
+
+export const MessagePauseSchema = z.object({
+  reason: z.enum(['confirmation', 'tool_result']),
+  pending: z.array(
+    z.object({ toolCallId: z.string().min(1), name: z.string().min(1), args: z.unknown().optional() }),
+  ),
+});
+export type MessagePause = z.infer<typeof MessagePauseSchema>;
+
+/**
+ * The persisted form of one assistant message: exactly what `reduce()` builds minus transient state.
+ * The server stores it; `run.snapshot` carries it; a refreshed page renders it.
+ */
+export const MessageSchema = z.object({
+  runId: z.string().min(1).nullable(),
+  conversationId: z.string().min(1).nullable(),
+  messageId: z.string().min(1).nullable(),
+  status: MessageStatusSchema,
+  blocks: z.array(BlockSchema),
+  pause: MessagePauseSchema.nullable(),
+  /** Why a run was cancelled or interrupted, e.g. `user_stop`. */
+  finishReason: z.string().nullable(),
+  error: ErrorInfoSchema.nullable(),
+  startedAt: TimestampSchema.nullable(),
+  endedAt: TimestampSchema.nullable(),
+  /** The `seq` of the last event applied; events at or below it are no-ops. */
+  lastSeq: z.number().int().nonnegative(),
+});
+export type Message = z.infer<typeof MessageSchema>;
+
+/** A hint shown while it is relevant; never persisted. */
+export interface TransientHint {
+  code: string;
+  text: string;
+  at: number;
+}
+
+/**
+ * An event the reducer could not apply (for example a delta for a block that was never started).
+ * Recorded instead of thrown so `reduce` stays total, and instead of dropped so it stays visible.
+ */
+export interface ReduceAnomaly {
+  seq: number;
+  type: string;
+  code:
+    | 'unknown_block'
+    | 'duplicate_block'
+    | 'block_closed'
+    | 'wrong_block_kind'
+    | 'run_mismatch'
+    | 'seq_gap';
+  message: string;
+}
+
+/** The reducer's state: the persisted message plus what only the live view needs. */
+export interface MessageState extends Message {
+  hint: TransientHint | null;
+  anomalies: readonly ReduceAnomaly[];
+}
+
+export function createMessageState(): MessageState {
+  return {
+    runId: null,
+    conversationId: null,
+    messageId: null,
+    status: 'idle',
+    blocks: [],
+    pause: null,
+    finishReason: null,
+    error: null,
+    startedAt: null,
+    endedAt: null,
+    lastSeq: 0,
+    hint: null,
+    anomalies: [],
+  };
+}
+
+/** The part of the state that is persisted and sent in `run.snapshot`. */
+export function toMessage(state: MessageState): Message {
+  return {
+    runId: state.runId,
+    conversationId: state.conversationId,
+    messageId: state.messageId,
+    status: state.status,
+    blocks: state.blocks,
+    pause: state.pause,
+    finishReason: state.finishReason,
+    error: state.error,
+    startedAt: state.startedAt,
+    endedAt: state.endedAt,
+    lastSeq: state.lastSeq,
+  };
+}
+
+/** Rebuild reducer state from a persisted message (a page refresh, a snapshot). */
+export function fromMessage(message: Message): MessageState {
+  return { ...message, hint: null, anomalies: [] };
+}

@@ -1,0 +1,139 @@
+import { NdjsonDecoderStream } from './ndjson-decoder-stream.ts';
+import { ProtocolError } from './protocol-error.ts';
+import { RUN_EVENT_TYPES, type RunEvent, RunEventSchema } from './run-event.ts';
+import { type SseDecoderOptions, SseDecoderStream, type SseMessage } from './sse-decoder-stream.ts';
+import { encodeSseFrame, type SseFrame } from './sse-encoder-stream.ts';
+
+export type WireFormat = 'sse' | 'ndjson';
+
+export const SSE_CONTENT_TYPE = 'text/event-stream';
+export const NDJSON_CONTENT_TYPE = 'application/x-ndjson';
+
+/**
+ * The SSE frame of one run event: `event:` is the type, `data:` the JSON, and `id:` the `seq`, so a
+ * reconnecting reader's `Last-Event-ID` names its position in the log. `done` has no `seq` and so no
+ * `id:`: it belongs to one stream, not to the log.
+ */
+export function toSseFrame(event: RunEvent, options: { retry?: number } = {}): SseFrame {
+  const frame: SseFrame = { event: event.type, data: JSON.stringify(event) };
+  if (event.type !== 'done') frame.id = String(event.seq);
+  if (options.retry !== undefined) frame.retry = options.retry;
+  return frame;
+}
+
+/** Encode once per event; servers keep these strings (or their bytes) for replay to every reader. */
+export function encodeRunEventSse(event: RunEvent, options: { retry?: number } = {}): string {
+  return encodeSseFrame(toSseFrame(event, options));
+}
+
+export function encodeRunEventNdjson(event: RunEvent): string {
+  return `${JSON.stringify(event)}\n`;
+}
+
+const KNOWN_TYPES: ReadonlySet<string> = new Set(RUN_EVENT_TYPES);
+
+export interface ParseRunEventOptions {
+  /** Skip zod validation (trusted, already validated input such as a benchmark baseline). */
+  validate?: boolean;
+}
+
+/**
+ * Parse one decoded JSON value into a `RunEvent`. Returns `undefined` for an event type this version
+ * does not know, so a newer server can add types without breaking older readers; anything claiming
+ * a known type must match its schema exactly.
+ */
+export function parseRunEvent(value: unknown, options: ParseRunEventOptions = {}): RunEvent | undefined {
+  const type = typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined;
+  if (typeof type !== 'string') throw new ProtocolError('invalid_event', 'a run event needs a string "type"');
+  if (!KNOWN_TYPES.has(type)) return undefined;
+  if (options.validate === false) return value as RunEvent;
+  const result = RunEventSchema.safeParse(value);
+  if (!result.success) {
+    throw new ProtocolError(
+      'invalid_event',
+      `invalid ${type} event: ${result.error.issues[0]?.message ?? ''}`,
+      {
+        cause: result.error,
+      },
+    );
+  }
+  return result.data;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new ProtocolError('invalid_json', 'event data is not valid JSON', { cause: error });
+  }
+}
+
+/** Turns one SSE message into a run event, checking that the frame's name agrees with its data. */
+export function runEventFromSseMessage(
+  message: SseMessage,
+  options: ParseRunEventOptions = {},
+): RunEvent | undefined {
+  const event = parseRunEvent(parseJson(message.data), options);
+  if (event !== undefined && message.event !== 'message' && message.event !== event.type) {
+    throw new ProtocolError('invalid_event', `SSE event "${message.event}" carries a ${event.type} payload`);
+  }
+  return event;
+}
+
+/** Run events in, wire bytes out, in either format. `retry` is written on the first SSE frame only. */
+export class RunEventEncoderStream extends TransformStream<RunEvent, Uint8Array> {
+  constructor(format: WireFormat = 'sse', options: { retry?: number } = {}) {
+    const encoder = new TextEncoder();
+    let first = true;
+    super({
+      transform(event, controller) {
+        const text =
+          format === 'ndjson'
+            ? encodeRunEventNdjson(event)
+            : encodeRunEventSse(event, first && options.retry !== undefined ? { retry: options.retry } : {});
+        first = false;
+        controller.enqueue(encoder.encode(text));
+      },
+    });
+  }
+}
+
+export interface RunEventDecoderOptions
+  extends ParseRunEventOptions,
+    Pick<SseDecoderOptions, 'onRetry' | 'onComment'> {
+  /** Called with the raw type of events this version does not know (they are skipped). */
+  onUnknownEvent?: (type: string) => void;
+}
+
+/**
+ * Wire bytes in, validated run events out: an SSE or NDJSON decoder followed by `parseRunEvent`.
+ * The result is a `{ readable, writable }` pair, usable with `pipeThrough`.
+ */
+export function createRunEventDecoderStream(
+  format: WireFormat = 'sse',
+  options: RunEventDecoderOptions = {},
+): ReadableWritablePair<RunEvent, Uint8Array | string> {
+  const toEvent = new TransformStream<unknown, RunEvent>({
+    transform(value, controller) {
+      const event =
+        format === 'sse'
+          ? runEventFromSseMessage(value as SseMessage, options)
+          : parseRunEvent(value, options);
+      if (event !== undefined) controller.enqueue(event);
+      else options.onUnknownEvent?.(String(rawType(value, format)));
+    },
+  });
+  const framing =
+    format === 'sse'
+      ? new SseDecoderStream({
+          ...(options.onRetry ? { onRetry: options.onRetry } : {}),
+          ...(options.onComment ? { onComment: options.onComment } : {}),
+        })
+      : new NdjsonDecoderStream();
+  return { writable: framing.writable, readable: framing.readable.pipeThrough(toEvent) };
+}
+
+function rawType(value: unknown, format: WireFormat): unknown {
+  if (format === 'sse') return (value as SseMessage).event;
+  return (value as { type?: unknown }).type;
+}
