@@ -106,6 +106,8 @@ export type BlockUpdatedEvent = z.infer<typeof BlockUpdatedEventSchema>;
 /**
  * A block closes. `status` is the final status of a text block (`done` unless it was cut short);
  * tool and confirm blocks reach their final status through `block.updated` and may omit it.
+ * `streaming` is not a final status: an ended block that still says `streaming` would render as
+ * live forever after a refresh, so it is refused here.
  */
 export const BlockEndedEventSchema = z.object({
   type: z.literal('block.ended'),
@@ -113,7 +115,7 @@ export const BlockEndedEventSchema = z.object({
   blockId: z.string().min(1),
   endedAt: TimestampSchema,
   durationMs: z.number().nonnegative(),
-  status: TextBlockStatusSchema.optional(),
+  status: TextBlockStatusSchema.exclude(['streaming']).optional(),
 });
 export type BlockEndedEvent = z.infer<typeof BlockEndedEventSchema>;
 
@@ -228,3 +230,8 @@ export const RUN_EVENT_TYPES = [
 export function isLoggedRunEvent(event: RunEvent): event is LoggedRunEvent {
   return event.type !== 'done';
 }
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/** A logged event before the log gives it its position: what a producer emits, what the log stamps. */
+export type RunEventDraft = DistributiveOmit<Exclude<LoggedRunEvent, { type: 'run.snapshot' }>, 'runId' | 'seq' | 'at'>;

@@ -1,0 +1,169 @@
+import { createMessageState, type MessageState, type WireFormat } from '../protocol/index.ts';
+import type { BackoffOptions } from './backoff.ts';
+import { errorFromResponse, NetworkError } from './client-errors.ts';
+import {
+  type ConnectionChange,
+  RunStream,
+  type RunStreamConfig,
+  type RunStreamRequest,
+} from './run-stream.ts';
+
+export interface RunstreamClientOptions extends BackoffOptions {
+  /** The server's origin, e.g. `http://127.0.0.1:8787`. */
+  baseUrl: string;
+  /** A bearer token, or a function returning a fresh one for each request. */
+  token?: string | (() => string | Promise<string>);
+  /** Defaults to the global `fetch`; pass one for tests, proxies or custom agents. */
+  fetch?: typeof fetch;
+  /** `sse` (default) or `ndjson`; sent as `Accept`. */
+  format?: WireFormat;
+  /**
+   * Reconnect when no bytes, not even a `: ping` heartbeat, arrive for this long. A half-open TCP
+   * connection would otherwise look alive forever. Default 45 000 (three missed 15 s heartbeats).
+   */
+  idleTimeoutMs?: number;
+  /** Source of jitter; replace it to make backoff deterministic in tests. */
+  random?: () => number;
+}
+
+export interface FollowOptions {
+  signal?: AbortSignal;
+  /** Start from a known message state (e.g. the persisted message after a page refresh). */
+  state?: MessageState;
+  onConnectionChange?: (change: ConnectionChange) => void;
+}
+
+export interface SendMessageInput {
+  text: string;
+  [field: string]: unknown;
+}
+
+export type ConfirmationDecision = 'approve' | 'reject';
+
+/** What the server answers to an explicit stop. */
+export interface CancelResult {
+  runId: string;
+  status: string;
+  reason?: string;
+}
+
+/**
+ * The runstream client: `fetch` + `ReadableStream`, so it runs in browsers, Node and CLIs alike.
+ * Streaming calls return a `RunStream` that resumes itself across dropped connections.
+ */
+export class RunstreamClient {
+  readonly #options: RunstreamClientOptions;
+  readonly #config: RunStreamConfig;
+
+  constructor(options: RunstreamClientOptions) {
+    this.#options = options;
+    const fetchImplementation = options.fetch ?? globalThis.fetch.bind(globalThis);
+    this.#config = {
+      baseUrl: options.baseUrl.replace(/\/+$/, ''),
+      fetch: fetchImplementation,
+      headers: () => this.#authHeaders(),
+      format: options.format ?? 'sse',
+      initialDelayMs: options.initialDelayMs ?? 500,
+      maxDelayMs: options.maxDelayMs ?? 30_000,
+      maxAttempts: options.maxAttempts ?? 10,
+      idleTimeoutMs: options.idleTimeoutMs ?? 45_000,
+      random: options.random ?? Math.random,
+    };
+  }
+
+  /** `POST /v1/conversations/{id}/messages`: send a message and stream the run it starts. */
+  sendMessage(conversationId: string, input: SendMessageInput, options: FollowOptions = {}): RunStream {
+    return this.#stream(
+      {
+        method: 'POST',
+        path: `/v1/conversations/${encodeURIComponent(conversationId)}/messages`,
+        body: input,
+      },
+      options,
+    );
+  }
+
+  /** `GET /v1/runs/{id}/events`: follow a run from `options.state.lastSeq` (or from the start). */
+  followRun(runId: string, options: FollowOptions = {}): RunStream {
+    return this.#stream(
+      { method: 'GET', path: `/v1/runs/${encodeURIComponent(runId)}/events` },
+      options,
+      runId,
+    );
+  }
+
+  /**
+   * `POST /v1/runs/{id}/confirmations/{toolCallId}`: approve or reject a paused write and stream
+   * the resumed run. Decisions are single-use; a second one is a `ConflictError`.
+   */
+  decide(
+    runId: string,
+    toolCallId: string,
+    decision: ConfirmationDecision,
+    options: FollowOptions & { reason?: string } = {},
+  ): RunStream {
+    const path = `/v1/runs/${encodeURIComponent(runId)}/confirmations/${encodeURIComponent(toolCallId)}`;
+    const body = options.reason === undefined ? { decision } : { decision, reason: options.reason };
+    return this.#stream({ method: 'POST', path, body }, options, runId);
+  }
+
+  /**
+   * `POST /v1/runs/{id}/cancel`: the explicit stop. Unlike aborting a read (a disconnect, after which
+   * the run goes on), this ends the run as `cancelled` with `reason`; the server keeps the partial
+   * blocks and is idempotent about repeated stops.
+   */
+  async cancel(
+    runId: string,
+    reason = 'user_stop',
+    options: { signal?: AbortSignal } = {},
+  ): Promise<CancelResult> {
+    return (await this.#json(
+      'POST',
+      `/v1/runs/${encodeURIComponent(runId)}/cancel`,
+      { reason },
+      options.signal,
+    )) as CancelResult;
+  }
+
+  #stream(request: RunStreamRequest, options: FollowOptions, runId?: string): RunStream {
+    return new RunStream(this.#config, {
+      request,
+      state: options.state ?? createMessageState(),
+      ...(runId !== undefined ? { runId } : {}),
+      ...(options.signal !== undefined ? { signal: options.signal } : {}),
+      ...(options.onConnectionChange !== undefined ? { onConnectionChange: options.onConnectionChange } : {}),
+    });
+  }
+
+  async #json(method: string, path: string, body: unknown, signal?: AbortSignal): Promise<unknown> {
+    let response: Response;
+    try {
+      response = await this.#config.fetch(`${this.#config.baseUrl}${path}`, {
+        method,
+        headers: {
+          ...(await this.#authHeaders()),
+          'content-type': 'application/json',
+          accept: 'application/json',
+        },
+        body: JSON.stringify(body),
+        ...(signal !== undefined ? { signal } : {}),
+      });
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason;
+      throw new NetworkError(`could not reach ${this.#config.baseUrl}`, { cause: error });
+    }
+    if (!response.ok) throw await errorFromResponse(response);
+    return response.status === 204 ? undefined : response.json();
+  }
+
+  async #authHeaders(): Promise<Record<string, string>> {
+    const { token } = this.#options;
+    if (token === undefined) return {};
+    const value = typeof token === 'function' ? await token() : token;
+    return { authorization: `Bearer ${value}` };
+  }
+}
+
+export function createRunstreamClient(options: RunstreamClientOptions): RunstreamClient {
+  return new RunstreamClient(options);
+}
