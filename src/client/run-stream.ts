@@ -226,6 +226,8 @@ export class RunStream implements AsyncIterable<RunStreamUpdate> {
     };
     let reader: ReadableStreamDefaultReader<RunEvent> | undefined;
     try {
+      // The watchdog covers waiting for the headers too: a server that accepts and then says nothing.
+      resetIdleTimer();
       const response = await this.#fetch(request, connection.signal);
       const runIdHeader = response.headers.get(RUN_ID_HEADER);
       if (runIdHeader) this.#runId ??= runIdHeader;
@@ -244,7 +246,6 @@ export class RunStream implements AsyncIterable<RunStreamUpdate> {
         );
       }
       this.#notify({ status: 'open' });
-      resetIdleTimer();
       const decoder = createRunEventDecoderStream(format, {
         onRetry: (milliseconds) => {
           this.#serverRetryMs = milliseconds;

@@ -175,6 +175,20 @@ describe('following a run', () => {
     expect(running.record.connections[0]?.ended).toBe('disconnect');
   });
 
+  it('reconnects when the server accepts a connection and never sends headers', async () => {
+    const running = await start();
+    await client(running.url).sendMessage('conv_1', { text: 'hi' }).result();
+    running.options.stall = { 2: true };
+    const followed = client(running.url, { idleTimeoutMs: 50 }).followRun('run_1');
+    const events = await collect(followed);
+    expect(events).toEqual(serverLog(running));
+    expect(running.record.connections.map((connection) => connection.ended)).toEqual([
+      'done',
+      'disconnect',
+      'done',
+    ]);
+  });
+
   it('gives up with StreamInterruptedError after maxAttempts failed reconnects', async () => {
     const running = await start({ cutAfter: { 1: 3 }, failWith: { 2: { status: 503 }, 3: { status: 503 } } });
     const stream = client(running.url, { maxAttempts: 2 }).sendMessage('conv_1', { text: 'hi' });

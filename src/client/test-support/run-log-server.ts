@@ -29,6 +29,8 @@ export interface RunLogServerOptions {
   cutAfter?: Record<number, number>;
   /** Per connection number: answer with this status instead of streaming. */
   failWith?: Record<number, { status: number; retryAfter?: string; code?: string }>;
+  /** Per connection number: accept the request and never answer (not even headers). */
+  stall?: Record<number, true>;
   /** Replays cannot go back further than this seq: older resumes get a `run.snapshot` first. */
   retainFromSeq?: number;
   retryMs?: number;
@@ -54,6 +56,8 @@ interface RunLog {
 
 export interface RunLogServer {
   url: string;
+  /** The live options: tests may change fault injection between requests. */
+  options: RunLogServerOptions;
   record: ServerRecord;
   runs: Map<string, RunLog>;
   close(): Promise<void>;
@@ -107,6 +111,7 @@ export async function startRunLogServer(options: RunLogServerOptions): Promise<R
     const lastEventId = header(request, 'last-event-id');
     const entry: ServerRecord['connections'][number] = { number, lastEventId, ended: 'disconnect' };
     record.connections.push(entry);
+    if (options.stall?.[number]) return;
     const failure = options.failWith?.[number];
     if (failure) {
       entry.ended = 'status';
@@ -164,7 +169,7 @@ export async function startRunLogServer(options: RunLogServerOptions): Promise<R
         const frame = encode(event, written === 0);
         if (options.cutAfter?.[number] === written) {
           // Half a frame, then a dead socket: the client must discard the fragment and resume.
-          response.write(frame.slice(0, Math.floor(frame.length / 2)));
+          response.write(halfFrame(frame));
           await new Promise((resolve) => setTimeout(resolve, 5));
           entry.ended = 'cut';
           response.socket?.destroy();
@@ -250,6 +255,7 @@ export async function startRunLogServer(options: RunLogServerOptions): Promise<R
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
+    options,
     record,
     runs,
     async close() {
@@ -258,6 +264,16 @@ export async function startRunLogServer(options: RunLogServerOptions): Promise<R
       await new Promise((resolve) => server.close(resolve));
     },
   };
+}
+
+/** The first half of a frame's bytes, cut inside a multi-byte character when the frame has one. */
+function halfFrame(frame: string): Buffer {
+  const bytes = Buffer.from(frame, 'utf8');
+  let cut = Math.floor(bytes.length / 2);
+  // A UTF-8 continuation byte (10xxxxxx) means the cut lands inside a character.
+  const inside = bytes.findIndex((byte, index) => index >= cut && (byte & 0xc0) === 0x80);
+  if (inside !== -1) cut = inside;
+  return bytes.subarray(0, cut);
 }
 
 function header(request: IncomingMessage, name: string): string | undefined {
