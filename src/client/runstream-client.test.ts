@@ -308,7 +308,7 @@ describe('stop is not disconnect', () => {
         update.state.lastSeq === 16
       ) {
         const result = await api.cancel('run_1', 'user_stop');
-        expect(result).toEqual({ runId: 'run_1', status: 'cancelled', reason: 'user_stop' });
+        expect(result).toEqual({ id: 'run_1', status: 'cancelled', cancelReason: 'user_stop' });
       }
     }
     expect(stream.endReason).toBe('done');
@@ -320,9 +320,9 @@ describe('stop is not disconnect', () => {
     expect(running.record.cancels).toEqual([{ runId: 'run_1', reason: 'user_stop' }]);
     // Idempotent: a second stop changes nothing.
     expect(await api.cancel('run_1', 'user_stop')).toEqual({
-      runId: 'run_1',
+      id: 'run_1',
       status: 'cancelled',
-      reason: 'user_stop',
+      cancelReason: 'user_stop',
     });
   });
 

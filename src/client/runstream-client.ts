@@ -40,11 +40,11 @@ export interface SendMessageInput {
 
 export type ConfirmationDecision = 'approve' | 'reject';
 
-/** What the server answers to an explicit stop. */
+/** What the server answers to an explicit stop: the run's id and status after it. */
 export interface CancelResult {
-  runId: string;
+  id: string;
   status: string;
-  reason?: string;
+  cancelReason?: string;
 }
 
 /**
