@@ -242,9 +242,9 @@ export async function startRunLogServer(options: RunLogServerOptions): Promise<R
       const last = run.events[run.events.length - 1];
       const finished = last?.type === 'run.finished' ? last : undefined;
       return json(response, 200, {
-        runId: run.runId,
+        id: run.runId,
         status: finished?.status ?? 'paused',
-        reason: finished?.reason ?? reason,
+        cancelReason: finished?.reason ?? reason,
       });
     }
     return json(response, 404, wireError('not_found', 'no such route'));
