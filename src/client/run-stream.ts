@@ -248,7 +248,8 @@ export class RunStream implements AsyncIterable<RunStreamUpdate> {
       this.#notify({ status: 'open' });
       const decoder = createRunEventDecoderStream(format, {
         onRetry: (milliseconds) => {
-          this.#serverRetryMs = milliseconds;
+          // A server's hint, not a licence to wait for hours: the client's own ceiling still holds.
+          this.#serverRetryMs = Math.min(milliseconds, this.#config.maxDelayMs);
         },
       });
       // Every chunk, heartbeats included, proves the connection is alive.

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createMessageState, type LoggedRunEvent, reduceAll, toMessage } from '../protocol/index.ts';
 import {
   ConflictError,
@@ -172,21 +172,20 @@ describe('following a run', () => {
     const events = await collect(stream);
     expect(events).toEqual(serverLog(running));
     expect(running.record.connections.length).toBeGreaterThan(1);
-    expect(running.record.connections[0]?.ended).toBe('disconnect');
+    await vi.waitFor(() => expect(running.record.connections[0]?.ended).toBe('disconnect'));
   });
 
   it('reconnects when the server accepts a connection and never sends headers', async () => {
     const running = await start();
     await client(running.url).sendMessage('conv_1', { text: 'hi' }).result();
     running.options.stall = { 2: true };
-    const followed = client(running.url, { idleTimeoutMs: 50 }).followRun('run_1');
+    // Any timeout shows the behaviour (the stall is endless); a roomy one keeps a loaded machine from
+    // timing out the healthy connections too.
+    const followed = client(running.url, { idleTimeoutMs: 300 }).followRun('run_1');
     const events = await collect(followed);
     expect(events).toEqual(serverLog(running));
-    expect(running.record.connections.map((connection) => connection.ended)).toEqual([
-      'done',
-      'disconnect',
-      'done',
-    ]);
+    await vi.waitFor(() => expect(running.record.connections[1]?.ended).toBe('disconnect'));
+    expect(running.record.connections.at(-1)?.ended).toBe('done');
   });
 
   it('gives up with StreamInterruptedError after maxAttempts failed reconnects', async () => {
@@ -286,8 +285,7 @@ describe('stop is not disconnect', () => {
     })().catch((caught: unknown) => caught);
     expect((error as Error).name).toBe('AbortError');
     expect(stream.lastSeq).toBe(6);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(running.record.connections[0]?.ended).toBe('disconnect');
+    await vi.waitFor(() => expect(running.record.connections[0]?.ended).toBe('disconnect'));
     expect(running.record.cancels).toEqual([]);
 
     const rest = client(running.url).followRun('run_1', { state: stream.state });

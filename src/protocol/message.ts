@@ -61,7 +61,9 @@ export interface ReduceAnomaly {
     | 'block_closed'
     | 'wrong_block_kind'
     | 'run_mismatch'
-    | 'seq_gap';
+    | 'seq_gap'
+    | 'after_finish'
+    | 'open_block_at_finish';
   message: string;
 }
 

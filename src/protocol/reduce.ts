@@ -24,19 +24,56 @@ import type {
  */
 export function reduce(state: MessageState, event: RunEvent): MessageState {
   if (event.type === 'done') return state;
-  if (event.seq <= state.lastSeq) return state;
+  // Checked before the replay rule, so a stray event of another run is reported, not ignored.
   if (state.runId !== null && event.runId !== state.runId) {
     return withAnomaly(state, event, 'run_mismatch', `event for run ${event.runId} in run ${state.runId}`);
   }
+  if (event.seq <= state.lastSeq) return state;
   if (event.type === 'run.snapshot') {
+    if (event.message.runId !== null && event.message.runId !== event.runId) {
+      return withAnomaly(
+        state,
+        event,
+        'run_mismatch',
+        `snapshot of run ${event.message.runId} sent as ${event.runId}`,
+      );
+    }
     return { ...fromMessage(event.message), lastSeq: event.seq, anomalies: state.anomalies };
   }
-  let next = state;
+  if (isFinished(state)) {
+    // A finished run is final: whatever follows is a producer bug to surface, not to apply.
+    return {
+      ...withAnomaly(state, event, 'after_finish', `${event.type} after the run finished`),
+      lastSeq: event.seq,
+    };
+  }
+  // A reader that joins mid-log without run.started still pins the run it is reading.
+  let next = state.runId === null ? { ...state, runId: event.runId } : state;
   if (event.seq > state.lastSeq + 1) {
     next = withAnomaly(next, event, 'seq_gap', `expected seq ${state.lastSeq + 1}, got ${event.seq}`);
   }
-  next = { ...applyLogged(next, event), lastSeq: event.seq };
-  return next;
+  if (event.type === 'run.finished') next = reportOpenBlocks(next, event);
+  return { ...applyLogged(next, event), lastSeq: event.seq };
+}
+
+function isFinished(state: MessageState): boolean {
+  return (
+    state.status === 'completed' ||
+    state.status === 'cancelled' ||
+    state.status === 'failed' ||
+    state.status === 'interrupted'
+  );
+}
+
+/**
+ * The producer must close every block before `run.finished` (text boundaries are explicit, never
+ * inferred), or a refreshed page would show text "streaming" forever. Report any it left open.
+ */
+function reportOpenBlocks(state: MessageState, event: LoggedRunEvent): MessageState {
+  const open = state.blocks.filter((block) => block.endedAt === null && block.kind !== 'confirm');
+  if (open.length === 0) return state;
+  const ids = open.map((block) => block.blockId).join(', ');
+  return withAnomaly(state, event, 'open_block_at_finish', `run finished with open blocks: ${ids}`);
 }
 
 /** Reduce a whole sequence from a fresh or given state. */

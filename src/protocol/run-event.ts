@@ -56,7 +56,7 @@ export const ConfirmBlockStartedEventSchema = z.object({
   toolCallId: z.string().min(1),
   title: z.string(),
   description: z.string(),
-  details: z.array(ConfirmDetailSchema).default([]),
+  details: z.array(ConfirmDetailSchema),
 });
 
 export const BlockStartedEventSchema = z.discriminatedUnion('kind', [
@@ -162,7 +162,7 @@ export const RunResumedEventSchema = z.object({
   ...logged,
   /** What unblocked the run: a decision on a confirmation, or a submitted tool result. */
   reason: PauseReasonSchema,
-  toolCallIds: z.array(z.string().min(1)).default([]),
+  toolCallIds: z.array(z.string().min(1)),
 });
 export type RunResumedEvent = z.infer<typeof RunResumedEventSchema>;
 
@@ -234,4 +234,7 @@ export function isLoggedRunEvent(event: RunEvent): event is LoggedRunEvent {
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
 /** A logged event before the log gives it its position: what a producer emits, what the log stamps. */
-export type RunEventDraft = DistributiveOmit<Exclude<LoggedRunEvent, { type: 'run.snapshot' }>, 'runId' | 'seq' | 'at'>;
+export type RunEventDraft = DistributiveOmit<
+  Exclude<LoggedRunEvent, { type: 'run.snapshot' }>,
+  'runId' | 'seq' | 'at'
+>;

@@ -22,7 +22,6 @@ export interface SseDecoderOptions {
   maxBufferedChars?: number;
 }
 
-const LINE_END = /\r\n|\r|\n/g;
 const ASCII_DIGITS = /^[0-9]+$/;
 
 /**
@@ -66,8 +65,9 @@ export class SseLineParser {
       if (chunk.charCodeAt(0) === 0x0a) chunk = chunk.slice(1);
     }
     let position = 0;
-    LINE_END.lastIndex = 0;
-    for (let match = LINE_END.exec(chunk); match !== null; match = LINE_END.exec(chunk)) {
+    // A regex per call: a callback that feeds another parser must not move this one's lastIndex.
+    const lineEnd = /\r\n|\r|\n/g;
+    for (let match = lineEnd.exec(chunk); match !== null; match = lineEnd.exec(chunk)) {
       const line = this.#pendingLine + chunk.slice(position, match.index);
       this.#pendingLine = '';
       position = match.index + match[0].length;

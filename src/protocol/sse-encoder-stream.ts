@@ -24,10 +24,11 @@ export function encodeSseFrame(frame: SseFrame): string {
     for (const line of frame.comment.split(LINE_BREAK)) text += `: ${line}\n`;
   }
   if (frame.retry !== undefined) {
-    if (!Number.isInteger(frame.retry) || frame.retry < 0) {
+    // A safe integer, because `String(1e21)` is `1e+21`, which readers ignore (not all digits).
+    if (!Number.isSafeInteger(frame.retry) || frame.retry < 0) {
       throw new ProtocolError(
         'invalid_sse_field',
-        `retry must be a non-negative integer, got ${frame.retry}`,
+        `retry must be a non-negative safe integer, got ${frame.retry}`,
       );
     }
     text += `retry: ${frame.retry}\n`;

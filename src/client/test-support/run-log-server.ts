@@ -37,11 +37,14 @@ export interface RunLogServerOptions {
 }
 
 export interface ServerRecord {
-  /** What each stream connection ended with: `done`, `cut`, or `disconnect` (the client left). */
+  /**
+   * How each stream connection ended: `done`, `cut` (by the server, mid-frame), `status` (an HTTP
+   * error or 204), `disconnect` (the client closed it first), or still `open`.
+   */
   connections: {
     number: number;
     lastEventId: string | undefined;
-    ended: 'done' | 'cut' | 'disconnect' | 'status';
+    ended: 'open' | 'done' | 'cut' | 'disconnect' | 'status';
   }[];
   cancels: { runId: string; reason: string }[];
 }
@@ -109,8 +112,12 @@ export async function startRunLogServer(options: RunLogServerOptions): Promise<R
     connectionCount += 1;
     const number = connectionCount;
     const lastEventId = header(request, 'last-event-id');
-    const entry: ServerRecord['connections'][number] = { number, lastEventId, ended: 'disconnect' };
+    const entry: ServerRecord['connections'][number] = { number, lastEventId, ended: 'open' };
     record.connections.push(entry);
+    // Registered before anything is written, so a client that leaves early is still seen leaving.
+    response.on('close', () => {
+      if (entry.ended === 'open') entry.ended = 'disconnect';
+    });
     if (options.stall?.[number]) return;
     const failure = options.failWith?.[number];
     if (failure) {

@@ -1,0 +1,506 @@
+/**
+ * `npm run bench:protocol`: encode and decode throughput of the run protocol for SSE and NDJSON, and
+ * of `reduce`, on one realistic run, each next to a hand-written baseline measured in the same
+ * process. Absolute numbers depend on the machine; the ratios are the point, because baseline and
+ * contender share the machine, the process and the moment.
+ *
+ * Not a test: it asserts correctness once (so it cannot time a broken pipeline) and then only times.
+ */
+import { deepStrictEqual, strictEqual } from 'node:assert/strict';
+import os from 'node:os';
+import { performance } from 'node:perf_hooks';
+import {
+  createMessageState,
+  createRunEventDecoderStream,
+  encodeRunEventSse,
+  isTextBlock,
+  type LoggedRunEvent,
+  type MessageState,
+  type RunEvent,
+  RunEventEncoderStream,
+  reduce,
+  type WireFormat,
+} from '../src/protocol/index.ts';
+import { createRealisticRun } from './realistic-run.ts';
+
+const EVENT_COUNT = 20_000;
+/**
+ * Untimed rounds first, so the JIT has compiled the hot paths before anything is timed. `verify()`
+ * has already run every pipeline once, so one more round is enough.
+ */
+const WARM_UP_ROUNDS = 1;
+/**
+ * Odd, so the median is one measured repetition rather than an average of two; 7 keeps the whole run
+ * under a minute on 2 busy cores.
+ */
+const TIMED_ROUNDS = 7;
+/** A TCP segment's worth of payload on a 1,500-byte MTU: what a reader sees on a slow or busy link. */
+const SMALL_CHUNK_BYTES = 1_400;
+/** A typical read size when the socket has data buffered: fewer, larger chunks. */
+const LARGE_CHUNK_BYTES = 16 * 1024;
+/** Backpressure window of the benchmark's event source, as a producer honouring `desiredSize` would. */
+const SOURCE_HIGH_WATER_MARK = 64;
+
+// ---------------------------------------------------------------------------------------------------
+// Workload
+
+const run = createRealisticRun({ eventCount: EVENT_COUNT });
+const events: readonly LoggedRunEvent[] = run.events;
+const textEncoder = new TextEncoder();
+
+/** The baseline SSE frame: what a hand-rolled server writes, field order as `encodeSseFrame` writes it. */
+function baselineSseFrame(event: LoggedRunEvent): string {
+  return `id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+}
+
+function concatenate(chunks: readonly Uint8Array[]): Uint8Array {
+  let length = 0;
+  for (const chunk of chunks) length += chunk.byteLength;
+  const bytes = new Uint8Array(length);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
+
+/** Network reads: views into the wire bytes, cut at fixed sizes regardless of frames or characters. */
+function splitIntoChunks(bytes: Uint8Array, chunkBytes: number): Uint8Array[] {
+  const chunks: Uint8Array[] = [];
+  for (let offset = 0; offset < bytes.byteLength; offset += chunkBytes) {
+    chunks.push(bytes.subarray(offset, offset + chunkBytes));
+  }
+  return chunks;
+}
+
+/** How many cuts land inside a multi-byte UTF-8 character (the next byte is a continuation byte). */
+function countSplitCharacters(chunks: readonly Uint8Array[]): number {
+  let count = 0;
+  for (const chunk of chunks.slice(1)) {
+    const firstByte = chunk[0];
+    if (firstByte !== undefined && (firstByte & 0xc0) === 0x80) count += 1;
+  }
+  return count;
+}
+
+const sseBytes = concatenate(events.map((event) => textEncoder.encode(baselineSseFrame(event))));
+const ndjsonBytes = concatenate(events.map((event) => textEncoder.encode(`${JSON.stringify(event)}\n`)));
+/** The decode baseline's input: the JSON of each event, as if framing had already been done for free. */
+const preSplitLines = events.map((event) => JSON.stringify(event));
+const chunkSizes = [SMALL_CHUNK_BYTES, LARGE_CHUNK_BYTES] as const;
+const wireChunks: Record<WireFormat, Map<number, Uint8Array[]>> = {
+  sse: new Map(chunkSizes.map((size) => [size, splitIntoChunks(sseBytes, size)])),
+  ndjson: new Map(chunkSizes.map((size) => [size, splitIntoChunks(ndjsonBytes, size)])),
+};
+
+function chunksOf(format: WireFormat, chunkBytes: number): Uint8Array[] {
+  const chunks = wireChunks[format].get(chunkBytes);
+  if (chunks === undefined) throw new Error(`no ${chunkBytes}-byte chunks of ${format}`);
+  return chunks;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Stream plumbing shared by the pipelines under test
+
+/** A pull source that fills up to its high-water mark per pull: backpressure-respecting, not a firehose. */
+function readableFrom<T>(items: readonly T[]): ReadableStream<T> {
+  let index = 0;
+  return new ReadableStream<T>(
+    {
+      pull(controller) {
+        while ((controller.desiredSize ?? 0) > 0) {
+          if (index >= items.length) {
+            controller.close();
+            return;
+          }
+          controller.enqueue(items[index] as T);
+          index += 1;
+        }
+      },
+    },
+    new CountQueuingStrategy({ highWaterMark: SOURCE_HIGH_WATER_MARK }),
+  );
+}
+
+/** Drains a byte stream, returning the byte count (consumed, so the work cannot be optimised away). */
+async function countBytes(readable: ReadableStream<Uint8Array>): Promise<number> {
+  const reader = readable.getReader();
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return total;
+    total += value.byteLength;
+  }
+}
+
+async function collect<T>(readable: ReadableStream<T>): Promise<T[]> {
+  const reader = readable.getReader();
+  const items: T[] = [];
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return items;
+    items.push(value);
+  }
+}
+
+/** Drains an event stream; returns the last `seq` seen, which the caller checks against the run. */
+async function lastSeqOf(readable: ReadableStream<RunEvent>): Promise<number> {
+  const reader = readable.getReader();
+  let lastSeq = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return lastSeq;
+    if (value.type !== 'done') lastSeq = value.seq;
+  }
+}
+
+function decoderPipeline(
+  format: WireFormat,
+  chunkBytes: number,
+  validate: boolean,
+): ReadableStream<RunEvent> {
+  const decoder = createRunEventDecoderStream(format, validate ? {} : { validate: false });
+  return readableFrom(chunksOf(format, chunkBytes)).pipeThrough(decoder);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Correctness, once, before any timing
+
+async function verify(): Promise<void> {
+  // Encoders: the pipeline must write exactly the bytes the baselines write, or the comparison is moot.
+  const sseFromStream = concatenate(
+    await collect(readableFrom<RunEvent>(events).pipeThrough(new RunEventEncoderStream('sse'))),
+  );
+  deepStrictEqual(sseFromStream, sseBytes, 'RunEventEncoderStream(sse) bytes differ from the baseline');
+  const sseFromFunction = concatenate(events.map((event) => textEncoder.encode(encodeRunEventSse(event))));
+  deepStrictEqual(sseFromFunction, sseBytes, 'encodeRunEventSse bytes differ from the baseline');
+  const ndjsonFromStream = concatenate(
+    await collect(readableFrom<RunEvent>(events).pipeThrough(new RunEventEncoderStream('ndjson'))),
+  );
+  deepStrictEqual(
+    ndjsonFromStream,
+    ndjsonBytes,
+    'RunEventEncoderStream(ndjson) bytes differ from the baseline',
+  );
+
+  // Decoders: every chunking and validation setting must give back the original events, in order.
+  for (const format of ['sse', 'ndjson'] as const) {
+    for (const chunkBytes of chunkSizes) {
+      for (const validate of [true, false]) {
+        const decoded = await collect(decoderPipeline(format, chunkBytes, validate));
+        strictEqual(decoded.length, events.length, `${format} ${chunkBytes} validate=${validate}: count`);
+        deepStrictEqual(decoded, events, `${format} ${chunkBytes} validate=${validate}: events differ`);
+      }
+    }
+  }
+  deepStrictEqual(
+    preSplitLines.map((line) => JSON.parse(line) as unknown),
+    events,
+    'baseline JSON.parse differs',
+  );
+
+  // Reducer: the whole run applies cleanly and the answer holds every delta's text.
+  const state = reduceAll();
+  deepStrictEqual(state.anomalies, [], 'reduce reported anomalies');
+  strictEqual(state.status, 'completed');
+  strictEqual(state.lastSeq, events.length);
+  strictEqual(state.blocks.length, run.blockCount);
+  const answer = state.blocks.find((block) => block.blockId === run.answerBlockId);
+  strictEqual(answer !== undefined && isTextBlock(answer) ? answer.text : undefined, run.answerText);
+}
+
+function reduceAll(): MessageState {
+  let state = createMessageState();
+  for (const event of events) state = reduce(state, event);
+  return state;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Cases
+
+interface BenchCase {
+  name: string;
+  /** Wire bytes the case moves, for MB/s: the same stream bytes for a contender and its baseline. */
+  wireBytes: number | null;
+  /** What `run` must return every time: a byte count or the last `seq`, so a broken run cannot pass. */
+  expected: number;
+  run: () => number | Promise<number>;
+}
+
+interface BenchGroup {
+  title: string;
+  baseline: BenchCase | null;
+  contenders: BenchCase[];
+}
+
+function encodeGroup(format: WireFormat): BenchGroup {
+  const wireBytes = format === 'sse' ? sseBytes.byteLength : ndjsonBytes.byteLength;
+  const frame = format === 'sse' ? baselineSseFrame : (event: LoggedRunEvent) => `${JSON.stringify(event)}\n`;
+  const contenders: BenchCase[] = [];
+  if (format === 'sse') {
+    contenders.push({
+      name: 'encodeRunEventSse + TextEncoder',
+      wireBytes,
+      expected: wireBytes,
+      run: () => {
+        let total = 0;
+        for (const event of events) total += textEncoder.encode(encodeRunEventSse(event)).byteLength;
+        return total;
+      },
+    });
+  }
+  if (format === 'sse') {
+    // Not a codec: the same bytes, already encoded, through an identity TransformStream. What is left
+    // of the pipeline's time above this floor is encoding; the floor itself is per-chunk stream cost.
+    const preEncodedFrames = events.map((event) => textEncoder.encode(baselineSseFrame(event)));
+    contenders.push({
+      name: 'floor: pre-encoded frames through an identity TransformStream',
+      wireBytes,
+      expected: wireBytes,
+      run: () =>
+        countBytes(readableFrom(preEncodedFrames).pipeThrough(new TransformStream<Uint8Array, Uint8Array>())),
+    });
+  }
+  contenders.push({
+    name: `RunEventEncoderStream('${format}') pipeline`,
+    wireBytes,
+    expected: wireBytes,
+    run: () => countBytes(readableFrom<RunEvent>(events).pipeThrough(new RunEventEncoderStream(format))),
+  });
+  return {
+    title: `${format.toUpperCase()} encode (events → UTF-8 bytes, one chunk per event)`,
+    baseline: {
+      name:
+        format === 'sse'
+          ? 'baseline: JSON.stringify + `id/event/data` concat + TextEncoder'
+          : "baseline: JSON.stringify + '\\n' + TextEncoder",
+      wireBytes,
+      expected: wireBytes,
+      run: () => {
+        let total = 0;
+        for (const event of events) total += textEncoder.encode(frame(event)).byteLength;
+        return total;
+      },
+    },
+    contenders,
+  };
+}
+
+function decodeGroup(format: WireFormat): BenchGroup {
+  const wireBytes = format === 'sse' ? sseBytes.byteLength : ndjsonBytes.byteLength;
+  const expected = events.length;
+  // Validation on and off at the small chunk size prices zod; the large chunk size (validation on, as
+  // shipped) prices per-chunk overhead. The fourth combination adds little and a tenth of the run time.
+  const settings = [
+    { chunkBytes: SMALL_CHUNK_BYTES, validate: true },
+    { chunkBytes: SMALL_CHUNK_BYTES, validate: false },
+    { chunkBytes: LARGE_CHUNK_BYTES, validate: true },
+  ];
+  const contenders: BenchCase[] = [];
+  for (const { chunkBytes, validate } of settings) {
+    const chunkLabel =
+      chunkBytes === LARGE_CHUNK_BYTES ? '16 KiB' : `${chunkBytes.toLocaleString('en-US')} B`;
+    contenders.push({
+      name: `createRunEventDecoderStream('${format}'), ${chunkLabel} chunks, ${validate ? 'validate' : 'validate: false'}`,
+      wireBytes,
+      expected,
+      run: () => lastSeqOf(decoderPipeline(format, chunkBytes, validate)),
+    });
+  }
+  return {
+    title: `${format.toUpperCase()} decode (network chunks → run events)`,
+    baseline: {
+      name: 'baseline: JSON.parse of pre-split lines (no framing, no validation)',
+      wireBytes,
+      expected,
+      run: () => {
+        let lastSeq = 0;
+        for (const line of preSplitLines) lastSeq = (JSON.parse(line) as LoggedRunEvent).seq;
+        return lastSeq;
+      },
+    },
+    contenders,
+  };
+}
+
+const reduceGroup: BenchGroup = {
+  title: 'reduce (what the client does per event)',
+  baseline: null,
+  contenders: [
+    {
+      name: 'reduce over all events from createMessageState()',
+      wireBytes: null,
+      expected: events.length,
+      run: () => reduceAll().lastSeq,
+    },
+  ],
+};
+
+// ---------------------------------------------------------------------------------------------------
+// Timing
+
+interface Timing {
+  benchCase: BenchCase;
+  durationsMs: number[];
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((left, right) => left - right);
+  const middle = Math.floor(sorted.length / 2);
+  const upper = sorted[middle] ?? Number.NaN;
+  if (sorted.length % 2 === 1) return upper;
+  return ((sorted[middle - 1] ?? Number.NaN) + upper) / 2;
+}
+
+async function runOnce(benchCase: BenchCase): Promise<number> {
+  const started = performance.now();
+  const result = await benchCase.run();
+  const durationMs = performance.now() - started;
+  if (result !== benchCase.expected) {
+    throw new Error(`${benchCase.name} returned ${result}, expected ${benchCase.expected}`);
+  }
+  return durationMs;
+}
+
+/**
+ * Round-robin within a group: one repetition of every case per round. Drift on a shared machine (a
+ * neighbour's burst, thermal changes) then hits baseline and contenders alike instead of whichever
+ * case happened to run during it.
+ */
+async function timeGroup(group: BenchGroup): Promise<Timing[]> {
+  const cases = group.baseline === null ? group.contenders : [group.baseline, ...group.contenders];
+  const timings = cases.map((benchCase): Timing => ({ benchCase, durationsMs: [] }));
+  for (let round = 0; round < WARM_UP_ROUNDS + TIMED_ROUNDS; round += 1) {
+    for (const timing of timings) {
+      const durationMs = await runOnce(timing.benchCase);
+      if (round >= WARM_UP_ROUNDS) timing.durationsMs.push(durationMs);
+    }
+  }
+  return timings;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Report
+
+const integer = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+const oneDecimal = new Intl.NumberFormat('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+const twoDecimals = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+
+const COLUMNS = [
+  { title: 'case', width: 84, align: 'left' },
+  { title: 'events/s', width: 11, align: 'right' },
+  { title: 'MB/s', width: 7, align: 'right' },
+  { title: 'µs/event', width: 8, align: 'right' },
+  { title: 'vs baseline', width: 14, align: 'right' },
+  { title: 'median ms', width: 9, align: 'right' },
+  { title: 'min–max ms', width: 13, align: 'right' },
+] as const;
+
+function row(cells: readonly string[]): string {
+  return COLUMNS.map((column, index) => {
+    const cell = cells[index] ?? '';
+    return column.align === 'left' ? cell.padEnd(column.width) : cell.padStart(column.width);
+  })
+    .join('  ')
+    .trimEnd();
+}
+
+function formatRow(timing: Timing, baselineMedianMs: number | null, isBaseline: boolean): string {
+  const medianMs = median(timing.durationsMs);
+  const seconds = medianMs / 1_000;
+  const { wireBytes } = timing.benchCase;
+  let ratio = '—';
+  if (isBaseline) ratio = 'baseline';
+  // Same events and bytes in both, so the ratio of rates is the inverse ratio of median times.
+  else if (baselineMedianMs !== null) ratio = `${twoDecimals.format(baselineMedianMs / medianMs)}× baseline`;
+  return row([
+    `${isBaseline ? '' : '  '}${timing.benchCase.name}`,
+    integer.format(events.length / seconds),
+    wireBytes === null ? '—' : oneDecimal.format(wireBytes / 1e6 / seconds),
+    twoDecimals.format((medianMs * 1_000) / events.length),
+    ratio,
+    twoDecimals.format(medianMs),
+    `${twoDecimals.format(Math.min(...timing.durationsMs))}–${twoDecimals.format(Math.max(...timing.durationsMs))}`,
+  ]);
+}
+
+function describeWorkload(): string[] {
+  const counts = new Map<string, number>();
+  for (const event of events) counts.set(event.type, (counts.get(event.type) ?? 0) + 1);
+  const mix = [...counts].map(([type, count]) => `${type} ${integer.format(count)}`).join(', ');
+  const answerCharacters = Array.from(run.answerText).length;
+  const lines = [
+    `workload: ${integer.format(events.length)} events (${mix})`,
+    `  answer: ${integer.format(run.answerDeltaCount)} deltas, ${integer.format(answerCharacters)} characters of Chinese text (2–8 per delta)`,
+    `  SSE ${integer.format(sseBytes.byteLength)} B (${oneDecimal.format(sseBytes.byteLength / events.length)} B/event), NDJSON ${integer.format(ndjsonBytes.byteLength)} B (${oneDecimal.format(ndjsonBytes.byteLength / events.length)} B/event)`,
+  ];
+  for (const format of ['sse', 'ndjson'] as const) {
+    for (const chunkBytes of chunkSizes) {
+      const chunks = chunksOf(format, chunkBytes);
+      lines.push(
+        `  ${format} in ${integer.format(chunkBytes)}-byte chunks: ${integer.format(chunks.length)} chunks, ${integer.format(countSplitCharacters(chunks))} cuts inside a UTF-8 character`,
+      );
+    }
+  }
+  return lines;
+}
+
+async function main(): Promise<void> {
+  const startedAt = performance.now();
+  const cpus = os.cpus();
+  console.log('runstream protocol benchmark');
+  console.log(`node ${process.version} · ${cpus[0]?.model ?? 'unknown CPU'} · ${cpus.length} logical CPUs`);
+  for (const line of describeWorkload()) console.log(line);
+
+  await verify();
+  console.log('verified: encoders match the baselines byte for byte; every decoder setting returns the');
+  console.log('  original events (deep-equal, same count); reduce applies the run without anomalies.');
+  console.log(
+    `timing: median of ${TIMED_ROUNDS} timed repetitions after ${WARM_UP_ROUNDS} warm-up rounds, cases interleaved round-robin within each group`,
+  );
+  console.log('');
+
+  const sseDecode = decodeGroup('sse');
+  const ndjsonDecode = decodeGroup('ndjson');
+  const groups = [encodeGroup('sse'), encodeGroup('ndjson'), sseDecode, ndjsonDecode, reduceGroup];
+  const baselineMedianMsByGroup = new Map<BenchGroup, number>();
+  const header = row(COLUMNS.map((column) => column.title));
+  console.log(header);
+  console.log('-'.repeat(header.length));
+  for (const group of groups) {
+    const timings = await timeGroup(group);
+    console.log(group.title);
+    const baselineTiming = group.baseline === null ? undefined : timings[0];
+    const baselineMedianMs = baselineTiming === undefined ? null : median(baselineTiming.durationsMs);
+    if (baselineMedianMs !== null) baselineMedianMsByGroup.set(group, baselineMedianMs);
+    for (const timing of timings) console.log(formatRow(timing, baselineMedianMs, timing === baselineTiming));
+  }
+
+  console.log('');
+  console.log(
+    'MB = 1e6 bytes of encoded wire bytes of that format (the same stream for a case and its baseline,',
+  );
+  console.log(
+    '  so MB/s ratios equal events/s ratios). Decode baselines parse only the JSON lines: framing,',
+  );
+  console.log('  UTF-8 decoding across chunks, stream hand-offs and validation are what the ratio prices.');
+  console.log(
+    'Ratios come from one run of this process on a shared, noisy machine: compare them within a run;',
+  );
+  console.log('  absolute rates vary from run to run and from machine to machine.');
+  const sseDecodeBaselineMs = baselineMedianMsByGroup.get(sseDecode);
+  const ndjsonDecodeBaselineMs = baselineMedianMsByGroup.get(ndjsonDecode);
+  if (sseDecodeBaselineMs !== undefined && ndjsonDecodeBaselineMs !== undefined) {
+    // Both decode baselines parse the very same lines, so any gap between them is noise, not code.
+    const spread =
+      Math.max(sseDecodeBaselineMs, ndjsonDecodeBaselineMs) /
+      Math.min(sseDecodeBaselineMs, ndjsonDecodeBaselineMs);
+    console.log(
+      `Noise gauge: the two decode baselines do identical work; their medians differ by ${twoDecimals.format(spread)}×.`,
+    );
+  }
+  console.log(`total time ${oneDecimal.format((performance.now() - startedAt) / 1_000)} s`);
+}
+
+await main();
