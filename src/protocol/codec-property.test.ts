@@ -1,11 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Block } from './block.ts';
+import { type Block, ConfirmBlockStatusSchema, ToolBlockStatusSchema } from './block.ts';
 import type { Message } from './message.ts';
 import { type RunEvent, RunEventSchema } from './run-event.ts';
 import { createRunEventDecoderStream, encodeRunEventNdjson, encodeRunEventSse } from './run-event-codec.ts';
 import { SseDecoderStream, type SseMessage } from './sse-decoder-stream.ts';
 import { encodeSseFrame, type SseFrame } from './sse-encoder-stream.ts';
+import { collect, fromChunks, utf8 } from './test-support/streams.ts';
 
 /**
  * Property: any split of an encoded stream into chunks (inside multi-byte characters, between CR and
@@ -24,27 +25,6 @@ const PROPERTY_OPTIONS = {
 
 // ---------------------------------------------------------------------------------------------
 // Streams
-
-function fromChunks<T>(chunks: readonly T[]): ReadableStream<T> {
-  return new ReadableStream<T>({
-    start(controller) {
-      for (const chunk of chunks) controller.enqueue(chunk);
-      controller.close();
-    },
-  });
-}
-
-async function collect<T>(readable: ReadableStream<T>): Promise<T[]> {
-  const out: T[] = [];
-  const reader = readable.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return out;
-    out.push(value);
-  }
-}
-
-const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text);
 
 // ---------------------------------------------------------------------------------------------
 // Wire text: line ends and chunking
@@ -171,17 +151,8 @@ const jsonValue: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown; array: unkn
 const errorInfo = fc.record({ code: nonEmpty, message: jsonText });
 const logged = { runId: nonEmpty, seq: fc.integer({ min: 1, max: 2 ** 31 }), at: timestamp };
 const textKind = fc.constantFrom('reasoning', 'answer', 'error');
-const toolStatus = fc.constantFrom(
-  'pending',
-  'running',
-  'awaiting_confirmation',
-  'done',
-  'failed',
-  'rejected',
-  'cancelled',
-  'interrupted',
-);
-const confirmStatus = fc.constantFrom('pending', 'approved', 'rejected', 'expired');
+const toolStatus = fc.constantFrom(...ToolBlockStatusSchema.options);
+const confirmStatus = fc.constantFrom(...ConfirmBlockStatusSchema.options);
 const pauseReason = fc.constantFrom('confirmation', 'tool_result');
 const details = fc.array(fc.record({ label: jsonText, value: jsonText }), { maxLength: 3 });
 const decision = fc.record(

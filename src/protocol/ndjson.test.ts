@@ -2,27 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { NdjsonDecoderStream } from './ndjson-decoder-stream.ts';
 import { encodeNdjsonLine, NdjsonEncoderStream } from './ndjson-encoder-stream.ts';
 import { ProtocolError } from './protocol-error.ts';
-
-function fromChunks<T>(chunks: readonly T[]): ReadableStream<T> {
-  return new ReadableStream<T>({
-    start(controller) {
-      for (const chunk of chunks) controller.enqueue(chunk);
-      controller.close();
-    },
-  });
-}
-
-async function collect<T>(readable: ReadableStream<T>): Promise<T[]> {
-  const out: T[] = [];
-  const reader = readable.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return out;
-    out.push(value);
-  }
-}
-
-const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text);
+import { collect, fromChunks, utf8 } from './test-support/streams.ts';
 
 /** Decodes chunks (strings are sent as UTF-8 bytes) into parsed values. */
 function decode(chunks: readonly (string | Uint8Array)[], maxLineChars?: number): Promise<unknown[]> {

@@ -11,27 +11,7 @@ import {
   runEventFromSseMessage,
   type WireFormat,
 } from './run-event-codec.ts';
-
-function fromChunks<T>(chunks: readonly T[]): ReadableStream<T> {
-  return new ReadableStream<T>({
-    start(controller) {
-      for (const chunk of chunks) controller.enqueue(chunk);
-      controller.close();
-    },
-  });
-}
-
-async function collect<T>(readable: ReadableStream<T>): Promise<T[]> {
-  const out: T[] = [];
-  const reader = readable.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return out;
-    out.push(value);
-  }
-}
-
-const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text);
+import { collect, fromChunks, utf8 } from './test-support/streams.ts';
 
 function decode(format: WireFormat, text: string, options: RunEventDecoderOptions = {}): Promise<RunEvent[]> {
   return collect(fromChunks([utf8(text)]).pipeThrough(createRunEventDecoderStream(format, options)));

@@ -6,32 +6,12 @@ import {
   SseLineParser,
   type SseMessage,
 } from './sse-decoder-stream.ts';
+import { collect, fromChunks, utf8 } from './test-support/streams.ts';
 
 /**
  * One test per WHATWG event-stream parsing rule (HTML § 9.2.6). Input is given as bytes unless the
  * test is about string input, because the decoder's real input is a `fetch` body.
  */
-
-function fromChunks<T>(chunks: readonly T[]): ReadableStream<T> {
-  return new ReadableStream<T>({
-    start(controller) {
-      for (const chunk of chunks) controller.enqueue(chunk);
-      controller.close();
-    },
-  });
-}
-
-async function collect<T>(readable: ReadableStream<T>): Promise<T[]> {
-  const out: T[] = [];
-  const reader = readable.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return out;
-    out.push(value);
-  }
-}
-
-const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text);
 
 interface Decoded {
   messages: SseMessage[];

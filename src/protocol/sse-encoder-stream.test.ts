@@ -3,25 +3,7 @@ import { ProtocolError } from './protocol-error.ts';
 import type { RunEvent } from './run-event.ts';
 import { encodeRunEventSse, toSseFrame } from './run-event-codec.ts';
 import { encodeSseFrame, SseEncoderStream, type SseFrame } from './sse-encoder-stream.ts';
-
-function fromChunks<T>(chunks: readonly T[]): ReadableStream<T> {
-  return new ReadableStream<T>({
-    start(controller) {
-      for (const chunk of chunks) controller.enqueue(chunk);
-      controller.close();
-    },
-  });
-}
-
-async function collect<T>(readable: ReadableStream<T>): Promise<T[]> {
-  const out: T[] = [];
-  const reader = readable.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return out;
-    out.push(value);
-  }
-}
+import { collect, fromChunks } from './test-support/streams.ts';
 
 /** Runs `action` and returns what it threw, failing the test when it did not throw. */
 function thrownBy(action: () => unknown): unknown {

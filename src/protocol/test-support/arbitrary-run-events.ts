@@ -7,6 +7,7 @@ import type {
   TextBlockStatus,
   ToolBlockStatus,
 } from '../block.ts';
+import { ToolBlockStatusSchema } from '../block.ts';
 import type { FinishedRunStatus, LoggedRunEvent, PauseReason, PendingCall } from '../run-event.ts';
 import { createEventFactory } from './event-factory.ts';
 
@@ -124,18 +125,7 @@ const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
     arbitrary: plainRecord({
       op: fc.constant('toolUpdate'),
       pick: fc.nat(),
-      status: optional(
-        fc.constantFrom<ToolBlockStatus>(
-          'pending',
-          'running',
-          'awaiting_confirmation',
-          'done',
-          'failed',
-          'rejected',
-          'cancelled',
-          'interrupted',
-        ),
-      ),
+      status: optional(fc.constantFrom(...ToolBlockStatusSchema.options)),
       args: optional(arbitraryJsonValue()),
       result: optional(arbitraryJsonValue()),
       error: optional(errorInfo),

@@ -6,3 +6,4 @@ export * from './arbitrary-run-events.ts';
 export * from './deep-freeze.ts';
 export * from './event-factory.ts';
 export * from './seed-cancel-order.ts';
+export * from './streams.ts';
