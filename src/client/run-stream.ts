@@ -67,6 +67,9 @@ export interface RunStreamInit {
   onConnectionChange?: (change: ConnectionChange) => void;
 }
 
+/** Node (and browsers) treat a timer longer than 2^31 - 1 ms as 1 ms. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 class IdleTimeoutError extends RunstreamError {
   override readonly name = 'IdleTimeoutError';
 }
@@ -134,9 +137,23 @@ export class RunStream implements AsyncIterable<RunStreamUpdate> {
   }
 
   async *#follow(): AsyncGenerator<RunStreamUpdate> {
+    let closed: ConnectionChange | undefined = { status: 'closed' };
+    try {
+      yield* this.#followConnections();
+    } catch (error) {
+      closed = { status: 'closed', error };
+      throw error;
+    } finally {
+      // Every exit says `closed`: done, 204, an error, an abort, or a consumer that stopped reading.
+      this.#notify(closed);
+    }
+  }
+
+  async *#followConnections(): AsyncGenerator<RunStreamUpdate> {
     const { signal } = this.#init;
     let request = this.#init.request;
-    let resuming = false;
+    // A GET only reads the log, so it may be repeated from the start; the first POST may not.
+    let resumable = request.method === 'GET';
     let failures = 0;
     this.#notify({ status: 'connecting' });
     while (true) {
@@ -146,9 +163,10 @@ export class RunStream implements AsyncIterable<RunStreamUpdate> {
       let progressed = false;
       try {
         for await (const event of this.#connect(request)) {
+          // Events already buffered when the caller aborted must not reach it afterwards.
+          signal?.throwIfAborted();
           if (event.type === 'done') {
             this.#endReason = 'done';
-            this.#notify({ status: 'closed' });
             return;
           }
           // A replay after a reconnect may overlap what was already applied.
@@ -158,17 +176,11 @@ export class RunStream implements AsyncIterable<RunStreamUpdate> {
           progressed = true;
           yield { event, state: this.#state };
         }
-        if (this.#endReason === 'no_content') {
-          this.#notify({ status: 'closed' });
-          return;
-        }
+        if (this.#endReason === 'no_content') return;
         failure = new RunstreamError('stream_ended_early', 'the stream ended before its done frame');
       } catch (error) {
         if (signal?.aborted) throw signal.reason;
-        if (!isResumableFailure(error, resuming)) {
-          this.#notify({ status: 'closed', error });
-          throw error;
-        }
+        if (!isResumableFailure(error, resumable)) throw error;
         failure = error;
         if (error instanceof HttpError && 'retryAfterMs' in error && typeof error.retryAfterMs === 'number') {
           retryAfterMs = error.retryAfterMs;
@@ -185,14 +197,12 @@ export class RunStream implements AsyncIterable<RunStreamUpdate> {
       // A connection that delivered new events proves the path works: start the backoff over.
       failures = progressed ? 1 : failures + 1;
       if (failures > this.#config.maxAttempts) {
-        const error = new StreamInterruptedError(
+        throw new StreamInterruptedError(
           'reconnect_exhausted',
           `gave up after ${this.#config.maxAttempts} reconnect attempts`,
           this.#state.lastSeq,
           { cause: failure },
         );
-        this.#notify({ status: 'closed', error });
-        throw error;
       }
       const delayMs = backoffDelay({
         attempt: failures,
@@ -205,7 +215,7 @@ export class RunStream implements AsyncIterable<RunStreamUpdate> {
       this.#notify({ status: 'reconnecting', attempt: failures, delayMs, error: failure });
       await sleep(delayMs, signal);
       request = { method: 'GET', path: `/v1/runs/${encodeURIComponent(this.#runId)}/events` };
-      resuming = true;
+      resumable = true;
     }
   }
 
@@ -215,13 +225,17 @@ export class RunStream implements AsyncIterable<RunStreamUpdate> {
     const connection = new AbortController();
     const onAbort = () => connection.abort(signal?.reason);
     signal?.addEventListener('abort', onAbort, { once: true });
+    const { idleTimeoutMs } = this.#config;
+    const watchdogEnabled = Number.isFinite(idleTimeoutMs) && idleTimeoutMs > 0;
     let idleTimer: ReturnType<typeof setTimeout> | undefined;
+    const stopIdleTimer = () => clearTimeout(idleTimer);
     const resetIdleTimer = () => {
       clearTimeout(idleTimer);
+      if (!watchdogEnabled) return;
       idleTimer = setTimeout(
         () =>
           connection.abort(new IdleTimeoutError('idle_timeout', 'no bytes (not even a heartbeat) in time')),
-        this.#config.idleTimeoutMs,
+        Math.min(idleTimeoutMs, MAX_TIMER_MS),
       );
     };
     let reader: ReadableStreamDefaultReader<RunEvent> | undefined;
@@ -248,29 +262,45 @@ export class RunStream implements AsyncIterable<RunStreamUpdate> {
       this.#notify({ status: 'open' });
       const decoder = createRunEventDecoderStream(format, {
         onRetry: (milliseconds) => {
-          // A server's hint, not a licence to wait for hours: the client's own ceiling still holds.
-          this.#serverRetryMs = Math.min(milliseconds, this.#config.maxDelayMs);
+          this.#serverRetryMs = milliseconds;
         },
       });
-      // Every chunk, heartbeats included, proves the connection is alive.
+      // Every chunk, heartbeats included, proves the connection is alive. Only while the caller waits
+      // for an event, though: while it holds one, the pipe still fills its queues and then stops on
+      // backpressure, and that silence is a slow reader, not a dead server.
+      let waiting = false;
       const watchdog = new TransformStream<Uint8Array, Uint8Array>({
         transform(chunk, controller) {
-          resetIdleTimer();
+          if (waiting) resetIdleTimer();
           controller.enqueue(chunk);
         },
       });
       reader = response.body.pipeThrough(watchdog).pipeThrough(decoder).getReader();
       while (true) {
-        const { value, done } = await reader.read();
-        if (done) return;
-        yield value;
+        let next: ReadableStreamReadResult<RunEvent>;
+        waiting = true;
+        resetIdleTimer();
+        try {
+          next = await reader.read();
+        } catch (error) {
+          if (error instanceof ProtocolError || signal?.aborted) throw error;
+          const reason = connection.signal.reason;
+          if (reason instanceof IdleTimeoutError) throw reason;
+          throw new RunstreamError('connection_lost', `the connection broke mid-stream: ${describe(error)}`, {
+            cause: error,
+          });
+        }
+        waiting = false;
+        stopIdleTimer();
+        if (next.done) return;
+        yield next.value;
       }
     } catch (error) {
       const reason = connection.signal.reason;
       if (reason instanceof IdleTimeoutError && !signal?.aborted) throw reason;
       throw error;
     } finally {
-      clearTimeout(idleTimer);
+      stopIdleTimer();
       signal?.removeEventListener('abort', onAbort);
       // Closing the connection on every exit (done, break, error) releases the socket promptly.
       connection.abort();
@@ -312,17 +342,20 @@ function formatOf(contentType: string | null): WireFormat | undefined {
 }
 
 /**
- * Which failures a reconnect may cure. The first POST is never repeated once sent (it would start a
- * second run), so its HTTP errors go straight to the caller; a broken body is resumable either way.
+ * Which failures a reconnect may cure: a broken or silent connection, a refused or failed attempt,
+ * and the statuses that say "try again" (408, 429, 5xx). The first POST is never repeated once sent
+ * (it would start a second run), so its failures before the run id is known go to the caller. Local
+ * errors (a token function that throws, a corrupt frame) are never retried.
  */
-function isResumableFailure(error: unknown, resuming: boolean): boolean {
-  if (error instanceof ProtocolError) return false;
-  if (error instanceof HttpError) return resuming && isRetryableHttpError(error);
-  if (error instanceof NetworkError) return resuming;
-  if (error instanceof RunstreamError)
-    return error.code === 'idle_timeout' || error.code === 'stream_ended_early';
-  // Anything else came out of reading the body: the connection broke mid-stream.
-  return true;
+function isResumableFailure(error: unknown, resumable: boolean): boolean {
+  if (error instanceof HttpError) return resumable && isRetryableHttpError(error);
+  if (error instanceof NetworkError) return resumable;
+  if (error instanceof RunstreamError) {
+    return (
+      error.code === 'idle_timeout' || error.code === 'stream_ended_early' || error.code === 'connection_lost'
+    );
+  }
+  return false;
 }
 
 function describe(error: unknown): string {

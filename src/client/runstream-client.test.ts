@@ -1,5 +1,11 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createMessageState, type LoggedRunEvent, reduceAll, toMessage } from '../protocol/index.ts';
+import {
+  createMessageState,
+  type LoggedRunEvent,
+  ProtocolError,
+  reduceAll,
+  toMessage,
+} from '../protocol/index.ts';
 import {
   ConflictError,
   ForbiddenError,
@@ -330,5 +336,140 @@ describe('stop is not disconnect', () => {
     await expect(client(running.url, { token: 'nope' }).cancel('run_missing')).rejects.toBeInstanceOf(
       UnauthorizedError,
     );
+  });
+});
+
+describe('what is never retried, and what always is', () => {
+  it.each([
+    [401, UnauthorizedError],
+    [404, NotFoundError],
+    [403, ForbiddenError],
+  ] as const)('stops at a %i on a reconnect, after one attempt', async (status, type) => {
+    const running = await start({ cutAfter: { 1: 4 }, failWith: { 2: { status } } });
+    const error = await collect(client(running.url).sendMessage('conv_1', { text: 'hi' })).catch(
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(type);
+    expect(running.record.connections).toHaveLength(2);
+  });
+
+  it('stops at a corrupt frame mid-stream with a ProtocolError, and does not reconnect', async () => {
+    for (const format of ['sse', 'ndjson'] as const) {
+      const running = await start({ corruptAfter: { 1: 5 } });
+      const stream = client(running.url, { format }).sendMessage('conv_1', { text: 'hi' });
+      const error = await collect(stream).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(ProtocolError);
+      expect(stream.lastSeq).toBe(5);
+      expect(running.record.connections).toHaveLength(1);
+      await running.close();
+      server = undefined;
+    }
+  });
+
+  it('retries the first GET of followRun (a refresh during a brief 503)', async () => {
+    const running = await start();
+    await client(running.url).sendMessage('conv_1', { text: 'hi' }).result();
+    running.options.failWith = { 2: { status: 503, retryAfter: '0' } };
+    const followed = client(running.url).followRun('run_1');
+    expect(await collect(followed)).toEqual(serverLog(running));
+    expect(running.record.connections.map((connection) => connection.ended)).toEqual([
+      'done',
+      'status',
+      'done',
+    ]);
+  });
+
+  it('does not retry a token function that throws, and reports its own error', async () => {
+    const running = await start();
+    const broken = new Error('token store unavailable');
+    const api = client(running.url, {
+      token: () => {
+        throw broken;
+      },
+    });
+    await expect(collect(api.followRun('run_1'))).rejects.toBe(broken);
+    await expect(api.cancel('run_1')).rejects.toBe(broken);
+    expect(running.record.connections).toHaveLength(0);
+  });
+
+  it('caps every delay at maxDelayMs, whatever the server asks', async () => {
+    const running = await start({ cutAfter: { 1: 3 }, retryMs: 3_600_000 });
+    const delays: number[] = [];
+    await client(running.url, { maxDelayMs: 40 })
+      .sendMessage(
+        'conv_1',
+        { text: 'hi' },
+        {
+          onConnectionChange: (change) => void (change.delayMs !== undefined && delays.push(change.delayMs)),
+        },
+      )
+      .result();
+    expect(delays).toEqual([40]);
+  });
+});
+
+describe('the caller is in control', () => {
+  it('delivers nothing after abort, even events already buffered', async () => {
+    const running = await start({ coalesce: true, intervalMs: 1 });
+    await client(running.url).sendMessage('conv_1', { text: 'hi' }).result();
+    const controller = new AbortController();
+    const seen: number[] = [];
+    const followed = client(running.url).followRun('run_1', { signal: controller.signal });
+    const error = await (async () => {
+      for await (const update of followed) {
+        seen.push(update.event.seq);
+        if (update.event.seq === 3) controller.abort();
+      }
+    })().catch((caught: unknown) => caught);
+    expect((error as Error).name).toBe('AbortError');
+    expect(seen).toEqual([1, 2, 3]);
+    expect(followed.lastSeq).toBe(3);
+  });
+
+  it('reports closed on every exit, an abort included', async () => {
+    const running = await start({ intervalMs: 5 });
+    const controller = new AbortController();
+    const statuses: string[] = [];
+    const stream = client(running.url).sendMessage(
+      'conv_1',
+      { text: 'hi' },
+      { signal: controller.signal, onConnectionChange: (change) => statuses.push(change.status) },
+    );
+    await (async () => {
+      for await (const update of stream) if (update.event.seq === 2) controller.abort();
+    })().catch(() => undefined);
+    expect(statuses).toEqual(['connecting', 'open', 'closed']);
+
+    const broken: string[] = [];
+    for await (const _update of client(running.url).followRun('run_1', {
+      onConnectionChange: (change) => broken.push(change.status),
+    })) {
+      break;
+    }
+    expect(broken.at(-1)).toBe('closed');
+  });
+
+  it('does not take a slow reader for a dead server', async () => {
+    const running = await start({ intervalMs: 10, script: () => completedOrderStatusRun(4) });
+    const stream = client(running.url, { idleTimeoutMs: 100 }).sendMessage('conv_1', { text: 'hi' });
+    for await (const update of stream) {
+      if (update.event.seq === 3) await new Promise((resolve) => setTimeout(resolve, 400));
+    }
+    expect(stream.state.status).toBe('completed');
+    expect(running.record.connections).toHaveLength(1);
+  });
+
+  it('a stop during a tool call closes the tool block too', async () => {
+    const running = await start({ intervalMs: 5 });
+    const api = client(running.url);
+    const stream = api.sendMessage('conv_1', { text: 'hi' });
+    for await (const update of stream) {
+      if (update.event.type === 'block.updated' && update.event.status === 'running')
+        await api.cancel('run_1');
+    }
+    const tool = stream.state.blocks.find((block) => block.kind === 'tool');
+    expect(tool?.kind === 'tool' && [tool.status, tool.endedAt !== null]).toEqual(['cancelled', true]);
+    expect(stream.state.status).toBe('cancelled');
+    expect(stream.state.anomalies).toEqual([]);
   });
 });

@@ -136,15 +136,17 @@ export class RunstreamClient {
   }
 
   async #json(method: string, path: string, body: unknown, signal?: AbortSignal): Promise<unknown> {
+    // Outside the try: a token function that fails is its own error, not an unreachable server.
+    const headers = {
+      ...(await this.#authHeaders()),
+      'content-type': 'application/json',
+      accept: 'application/json',
+    };
     let response: Response;
     try {
       response = await this.#config.fetch(`${this.#config.baseUrl}${path}`, {
         method,
-        headers: {
-          ...(await this.#authHeaders()),
-          'content-type': 'application/json',
-          accept: 'application/json',
-        },
+        headers,
         body: JSON.stringify(body),
         ...(signal !== undefined ? { signal } : {}),
       });

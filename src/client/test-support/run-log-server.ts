@@ -31,6 +31,10 @@ export interface RunLogServerOptions {
   failWith?: Record<number, { status: number; retryAfter?: string; code?: string }>;
   /** Per connection number: accept the request and never answer (not even headers). */
   stall?: Record<number, true>;
+  /** Per connection number: after how many events to send a frame whose data is not JSON. */
+  corruptAfter?: Record<number, number>;
+  /** Write every event available at once in one chunk, as a busy server or a proxy does. */
+  coalesce?: boolean;
   /** Replays cannot go back further than this seq: older resumes get a `run.snapshot` first. */
   retainFromSeq?: number;
   retryMs?: number;
@@ -171,9 +175,13 @@ export async function startRunLogServer(options: RunLogServerOptions): Promise<R
       }
     }
     while (!closed) {
+      let pending = '';
       while (position < run.events.length && !closed) {
         const event = run.events[position] as LoggedRunEvent;
         const frame = encode(event, written === 0);
+        if (options.corruptAfter?.[number] === written) {
+          response.write(ndjson ? '{"type":"block.delta",\n' : 'event: block.delta\ndata: {"type":\n\n');
+        }
         if (options.cutAfter?.[number] === written) {
           // Half a frame, then a dead socket: the client must discard the fragment and resume.
           response.write(halfFrame(frame));
@@ -182,10 +190,12 @@ export async function startRunLogServer(options: RunLogServerOptions): Promise<R
           response.socket?.destroy();
           return;
         }
-        response.write(frame);
+        if (options.coalesce) pending += frame;
+        else response.write(frame);
         written += 1;
         position += 1;
       }
+      if (pending.length > 0) response.write(pending);
       if (run.finished && position >= run.events.length) {
         const done = { type: 'done', runId: run.runId, at: Date.now() } as const;
         response.end(ndjson ? `${JSON.stringify(done)}\n` : `event: done\ndata: ${JSON.stringify(done)}\n\n`);
@@ -233,16 +243,25 @@ export async function startRunLogServer(options: RunLogServerOptions): Promise<R
       if (!run.finished) {
         clearInterval(run.timer);
         const state = reduceAll(createMessageState(), run.events);
+        // A stop closes every open block, as the protocol requires: text as cancelled, tools too.
         for (const block of state.blocks) {
-          if (block.endedAt === null && (block.kind === 'answer' || block.kind === 'reasoning')) {
+          if (block.endedAt !== null || block.kind === 'confirm') continue;
+          if (block.kind === 'tool') {
             append(run, {
-              type: 'block.ended',
+              type: 'block.updated',
               blockId: block.blockId,
-              endedAt: Date.now(),
-              durationMs: 0,
+              kind: 'tool',
+              toolCallId: block.toolCallId,
               status: 'cancelled',
             });
           }
+          append(run, {
+            type: 'block.ended',
+            blockId: block.blockId,
+            endedAt: Date.now(),
+            durationMs: 0,
+            ...(block.kind === 'tool' ? {} : { status: 'cancelled' as const }),
+          });
         }
         append(run, { type: 'run.finished', status: 'cancelled', reason });
       }
