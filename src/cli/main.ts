@@ -1,4 +1,40 @@
+import { RetrievalError } from '../retrieval/index.ts';
+import { KB_USAGE, kbCommand } from './kb-command.ts';
+import { UsageError } from './usage-error.ts';
+
+const USAGE = `runstream: agent runs people can watch, stop, resume and approve.
+
+${KB_USAGE}`;
+
+/** The `runstream` command. Returns the exit code: 0 done, 1 failed, 2 called wrongly. */
 export async function main(argv: string[]): Promise<number> {
-  console.log('args', argv);
-  return 0;
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case 'kb':
+        return await kbCommand(rest);
+      case undefined:
+      case 'help':
+      case '--help':
+      case '-h':
+        process.stdout.write(`${USAGE}\n`);
+        return command === undefined ? 2 : 0;
+      default:
+        throw new UsageError(`unknown command "${command}"`);
+    }
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`runstream: ${error.message}\n\n${error.usage ?? USAGE}\n`);
+      return 2;
+    }
+    if (error instanceof RetrievalError) {
+      process.stderr.write(`runstream: ${error.message}\n`);
+      return 1;
+    }
+    if (error instanceof TypeError && (error as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+      process.stderr.write(`runstream: ${error.message}\n\n${USAGE}\n`);
+      return 2;
+    }
+    throw error;
+  }
 }

@@ -1,0 +1,164 @@
+import { readFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import {
+  decodeUtf8,
+  evaluate,
+  formatEvalReport,
+  type IngestSummary,
+  openKnowledgeBase,
+  parseEvalQueries,
+  RetrievalError,
+  type SearchHit,
+} from '../retrieval/index.ts';
+import { databasePathFromEnv, openDatabase } from '../store/index.ts';
+import { ProgressBar } from './progress-bar.ts';
+import { UsageError } from './usage-error.ts';
+
+export const KB_USAGE = `Usage:
+  runstream kb ingest <path…>                 ingest Markdown, text and FAQ files or folders
+  runstream kb search "<query>" [--top-k 5] [--json]
+  runstream kb eval <queries.jsonl> [--json]  Recall@1, Recall@3 and MRR@10, overall and by type
+  runstream kb stats                          documents, chunks and active search lanes
+
+Options:
+  --db <file>   the SQLite file (default: $RUNSTREAM_DB or ./data/runstream.db)`;
+
+export async function kbCommand(
+  argv: string[],
+  output: NodeJS.WriteStream = process.stdout,
+): Promise<number> {
+  const [subcommand, ...rest] = argv;
+  const { values, positionals } = parseArgs({
+    args: rest,
+    allowPositionals: true,
+    options: {
+      db: { type: 'string' },
+      'top-k': { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+  });
+  const databasePath = values.db ?? databasePathFromEnv();
+  const print = (line = '') => output.write(`${line}\n`);
+
+  switch (subcommand) {
+    case 'ingest': {
+      if (positionals.length === 0) throw new UsageError('kb ingest needs at least one file or folder');
+      const database = openDatabase(databasePath);
+      try {
+        const knowledge = await openKnowledgeBase(database);
+        const bar = new ProgressBar();
+        const summary = await knowledge.ingest(positionals, {
+          onProgress: (progress) => bar.update(progress.phase, progress.done, progress.total),
+        });
+        bar.finish();
+        print(formatIngestSummary(summary, databasePath, knowledge.chunkCount));
+      } finally {
+        database.close();
+      }
+      return 0;
+    }
+    case 'search': {
+      const query = positionals.join(' ');
+      if (query.trim().length === 0)
+        throw new UsageError('kb search needs a query, e.g. runstream kb search "七天能退吗"');
+      const topK = parseTopK(values['top-k']);
+      const database = openDatabase(databasePath);
+      try {
+        const knowledge = await openKnowledgeBase(database);
+        if (knowledge.chunkCount === 0) {
+          throw new RetrievalError(
+            'invalid_source',
+            `the knowledge base in ${databasePath} is empty: run runstream kb ingest <path> first`,
+          );
+        }
+        const result = await knowledge.search(query, { topK });
+        if (values.json) {
+          for (const hit of result.hits) print(JSON.stringify({ ...hit, lowEvidence: result.lowEvidence }));
+        } else {
+          print(formatHits(result.hits, result.lowEvidence, result.tookMs));
+        }
+      } finally {
+        database.close();
+      }
+      return 0;
+    }
+    case 'eval': {
+      const [path] = positionals;
+      if (path === undefined) throw new UsageError('kb eval needs a queries.jsonl file');
+      const bytes = await readFile(path).catch(() => {
+        throw new RetrievalError('invalid_eval_file', `${path}: no such file`);
+      });
+      const queries = parseEvalQueries(decodeUtf8(bytes, path), path);
+      const database = openDatabase(databasePath);
+      try {
+        const knowledge = await openKnowledgeBase(database);
+        if (knowledge.chunkCount === 0) {
+          throw new RetrievalError(
+            'invalid_source',
+            `the knowledge base in ${databasePath} is empty: run runstream kb ingest <path> first`,
+          );
+        }
+        const report = await evaluate(queries, (query, topK) => knowledge.search(query, { topK }));
+        if (values.json) print(JSON.stringify({ overall: report.overall, byType: report.byType }));
+        else {
+          print(
+            `${queries.length} queries, lanes: ${knowledge.activeLanes.join(' + ')}, hit = a top-10 chunk containing a gold substring`,
+          );
+          print(formatEvalReport(report));
+        }
+      } finally {
+        database.close();
+      }
+      return 0;
+    }
+    case 'stats': {
+      const database = openDatabase(databasePath);
+      try {
+        const knowledge = await openKnowledgeBase(database);
+        print(`${databasePath}: ${knowledge.documentCount} documents, ${knowledge.chunkCount} chunks`);
+        print(`search lanes: ${knowledge.activeLanes.join(' + ')}`);
+      } finally {
+        database.close();
+      }
+      return 0;
+    }
+    default:
+      throw new UsageError(
+        subcommand === undefined ? 'kb needs a subcommand' : `unknown kb subcommand "${subcommand}"`,
+        KB_USAGE,
+      );
+  }
+}
+
+function parseTopK(value: string | undefined): number {
+  if (value === undefined) return 5;
+  const topK = Number(value);
+  if (!Number.isInteger(topK) || topK <= 0 || topK > 100)
+    throw new UsageError(`--top-k must be an integer from 1 to 100, got "${value}"`);
+  return topK;
+}
+
+function formatIngestSummary(summary: IngestSummary, databasePath: string, totalChunks: number): string {
+  const { documents, chunks } = summary;
+  return [
+    `documents: ${documents.added} added, ${documents.changed} changed, ${documents.unchanged} unchanged, ${documents.removed} removed`,
+    `chunks:    ${chunks.added} added, ${chunks.unchanged} unchanged, ${chunks.removed} removed (${totalChunks} in the index)`,
+    `embedded:  ${summary.embedded} chunks`,
+    `time:      ${(summary.durationMs / 1000).toFixed(2)} s → ${databasePath}`,
+  ].join('\n');
+}
+
+function formatHits(hits: readonly SearchHit[], lowEvidence: boolean, tookMs: number): string {
+  if (hits.length === 0) return 'no results';
+  const lines = hits.map((hit, index) => {
+    const section = hit.headingPath.slice(1).join(' › ') || hit.title;
+    const lanes = Object.entries(hit.lanes)
+      .map(([lane, rank]) => `${lane}#${rank.rank}`)
+      .join(' ');
+    return `${index + 1}. ${hit.text}\n   ${hit.title} › ${section}  (${hit.source.citation})\n   score ${hit.score.toFixed(4)}  lanes ${lanes}`;
+  });
+  const note = lowEvidence
+    ? '\nlow evidence: nothing matched convincingly; an answer should say it does not know.'
+    : '';
+  return `${lines.join('\n')}\n${note}\n(${tookMs.toFixed(1)} ms)`;
+}

@@ -1,0 +1,150 @@
+import { z } from 'zod';
+import { RetrievalError } from './retrieval-error.ts';
+
+const EvalQuerySchema = z.object({
+  id: z.string().min(1),
+  query: z.string().min(1),
+  /** Substrings of the clause(s) that answer; empty for a question the knowledge does not answer. */
+  gold: z.array(z.string().min(1)),
+  type: z.string().min(1).optional(),
+});
+export type EvalQuery = z.infer<typeof EvalQuerySchema>;
+
+/** Parse a JSONL evaluation file, naming the line of the first bad record. */
+export function parseEvalQueries(text: string, path = 'queries'): EvalQuery[] {
+  const queries: EvalQuery[] = [];
+  const ids = new Set<string>();
+  text.split(/\r?\n/).forEach((line, index) => {
+    if (line.trim().length === 0) return;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      throw new RetrievalError('invalid_eval_file', `${path}:${index + 1}: not a JSON object`);
+    }
+    const parsed = EvalQuerySchema.safeParse(value);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new RetrievalError(
+        'invalid_eval_file',
+        `${path}:${index + 1}: expected {"id","query","gold":[…],"type"?}; ${issue?.path.join('.') || 'record'}: ${issue?.message ?? ''}`,
+      );
+    }
+    if (ids.has(parsed.data.id))
+      throw new RetrievalError('invalid_eval_file', `${path}:${index + 1}: duplicate id ${parsed.data.id}`);
+    ids.add(parsed.data.id);
+    queries.push(parsed.data);
+  });
+  if (queries.length === 0) throw new RetrievalError('invalid_eval_file', `${path}: no queries`);
+  return queries;
+}
+
+export interface EvalSearchResult {
+  hits: readonly { text: string }[];
+  lowEvidence: boolean;
+}
+
+export interface QueryOutcome {
+  id: string;
+  query: string;
+  type: string;
+  answerable: boolean;
+  /** 1-based rank of the first hit containing a gold substring, or null when none of the top 10 does. */
+  rank: number | null;
+  lowEvidence: boolean;
+}
+
+export interface Metrics {
+  /** Answerable queries scored for recall and MRR. */
+  answerable: number;
+  recallAt1: number;
+  recallAt3: number;
+  mrrAt10: number;
+  /** Answerable queries wrongly flagged as low evidence. */
+  falseLowEvidence: number;
+  /** Unanswerable queries (empty gold) and how many were flagged as low evidence. */
+  unanswerable: number;
+  flaggedUnanswerable: number;
+}
+
+export interface EvalReport {
+  overall: Metrics;
+  byType: Record<string, Metrics>;
+  outcomes: QueryOutcome[];
+}
+
+export const EVAL_DEPTH = 10;
+
+/**
+ * Score a search function on labelled queries: a hit is a returned chunk whose text contains one of
+ * the query's gold substrings. Recall@1 and @3 and MRR@10 are over answerable queries; a question
+ * with empty gold is unanswerable, and the right behaviour there is the low-evidence flag.
+ */
+export async function evaluate(
+  queries: readonly EvalQuery[],
+  search: (query: string, topK: number) => Promise<EvalSearchResult>,
+): Promise<EvalReport> {
+  const outcomes: QueryOutcome[] = [];
+  for (const query of queries) {
+    const result = await search(query.query, EVAL_DEPTH);
+    const position = result.hits
+      .slice(0, EVAL_DEPTH)
+      .findIndex((hit) => query.gold.some((gold) => hit.text.includes(gold)));
+    outcomes.push({
+      id: query.id,
+      query: query.query,
+      type: query.type ?? 'untyped',
+      answerable: query.gold.length > 0,
+      rank: position === -1 || query.gold.length === 0 ? null : position + 1,
+      lowEvidence: result.lowEvidence,
+    });
+  }
+  const byType: Record<string, Metrics> = {};
+  for (const type of [...new Set(outcomes.map((outcome) => outcome.type))].sort()) {
+    byType[type] = summarize(outcomes.filter((outcome) => outcome.type === type));
+  }
+  return { overall: summarize(outcomes), byType, outcomes };
+}
+
+export function summarize(outcomes: readonly QueryOutcome[]): Metrics {
+  const answerable = outcomes.filter((outcome) => outcome.answerable);
+  const unanswerable = outcomes.filter((outcome) => !outcome.answerable);
+  const share = (count: number) => (answerable.length === 0 ? 0 : count / answerable.length);
+  return {
+    answerable: answerable.length,
+    recallAt1: share(answerable.filter((outcome) => outcome.rank === 1).length),
+    recallAt3: share(answerable.filter((outcome) => outcome.rank !== null && outcome.rank <= 3).length),
+    mrrAt10: share(
+      answerable.reduce((sum, outcome) => sum + (outcome.rank === null ? 0 : 1 / outcome.rank), 0),
+    ),
+    falseLowEvidence: answerable.filter((outcome) => outcome.lowEvidence).length,
+    unanswerable: unanswerable.length,
+    flaggedUnanswerable: unanswerable.filter((outcome) => outcome.lowEvidence).length,
+  };
+}
+
+/** A fixed-width table of the report, for people. */
+export function formatEvalReport(report: EvalReport): string {
+  const header = ['type', 'queries', 'R@1', 'R@3', 'MRR@10', 'no-answer flagged', 'answerable flagged'];
+  const row = (name: string, metrics: Metrics) => [
+    name,
+    String(metrics.answerable + metrics.unanswerable),
+    metrics.answerable ? metrics.recallAt1.toFixed(3) : '-',
+    metrics.answerable ? metrics.recallAt3.toFixed(3) : '-',
+    metrics.answerable ? metrics.mrrAt10.toFixed(3) : '-',
+    metrics.unanswerable ? `${metrics.flaggedUnanswerable}/${metrics.unanswerable}` : '-',
+    metrics.answerable ? `${metrics.falseLowEvidence}/${metrics.answerable}` : '-',
+  ];
+  const rows = [
+    header,
+    ...Object.entries(report.byType).map(([type, metrics]) => row(type, metrics)),
+    row('overall', report.overall),
+  ];
+  const widths = header.map((_, column) => Math.max(...rows.map((cells) => (cells[column] ?? '').length)));
+  return rows
+    .map((cells, index) => {
+      const line = cells.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ');
+      return index === rows.length - 1 ? `${'-'.repeat(line.length)}\n${line}` : line;
+    })
+    .join('\n');
+}

@@ -1,0 +1,18 @@
+/**
+ * Knowledge retrieval: clause chunking, Chinese-aware hybrid search (exact identifiers, BM25 over
+ * words, character n-gram cosine, optional vectors) fused by reciprocal rank, with sources.
+ */
+export * from './cached-embedder.ts';
+export * from './chunking/index.ts';
+export * from './cosine-similarity.ts';
+export * from './embedder.ts';
+export * from './evaluate.ts';
+export * from './hashed-ngram-embedder.ts';
+export * from './ingest.ts';
+export * from './knowledge-base.ts';
+export * from './knowledge-store.ts';
+export * from './open-knowledge-base.ts';
+export * from './openai-embedder.ts';
+export * from './reciprocal-rank-fusion.ts';
+export * from './retrieval-error.ts';
+export * from './sqlite-knowledge-store.ts';

@@ -1,0 +1,221 @@
+import { readdir, stat } from 'node:fs/promises';
+import { extname, join, relative, resolve, sep } from 'node:path';
+import {
+  type ChunkingOptions,
+  type LoadedDocument,
+  loadDocument,
+  SUPPORTED_EXTENSIONS,
+} from './chunking/index.ts';
+import type { Embedder } from './embedder.ts';
+import type { KnowledgeChangeSet, KnowledgeStore, StoredChunk, StoredDocument } from './knowledge-store.ts';
+import { RetrievalError } from './retrieval-error.ts';
+
+export interface IngestProgress {
+  phase: 'read' | 'embed' | 'write';
+  done: number;
+  total: number;
+}
+
+export interface IngestOptions extends ChunkingOptions {
+  store: KnowledgeStore;
+  /** Without an embedder, chunks are stored without vectors (the lexical lanes need none). */
+  embedder?: Embedder;
+  /** Document ids are paths relative to this folder. Default: the working directory. */
+  baseDirectory?: string;
+  onProgress?: (progress: IngestProgress) => void;
+  signal?: AbortSignal;
+  /** Texts per embedding call; the embedder may batch further. Default 64. */
+  embedBatchSize?: number;
+}
+
+export interface IngestSummary {
+  documents: { added: number; changed: number; unchanged: number; removed: number };
+  chunks: { added: number; unchanged: number; removed: number };
+  /** Chunks sent to the embedder in this ingest (new ones, or kept ones embedded by another model). */
+  embedded: number;
+  durationMs: number;
+}
+
+/**
+ * Ingest files and folders into the store, incrementally: an unchanged file (same bytes) is not
+ * parsed or embedded again; a changed file replaces only its own chunks, and a kept clause keeps its
+ * id and vector; a file gone from an ingested folder loses its chunks. Everything is read, parsed and
+ * embedded before the store is touched, and the store applies the result in one transaction, so bad
+ * input (a missing path, a file that is not UTF-8, a broken FAQ) leaves the index as it was.
+ */
+export async function ingestPaths(paths: readonly string[], options: IngestOptions): Promise<IngestSummary> {
+  const started = performance.now();
+  const baseDirectory = resolve(options.baseDirectory ?? process.cwd());
+  const { store, embedder } = options;
+  if (paths.length === 0)
+    throw new RetrievalError('invalid_source', 'name at least one file or folder to ingest');
+
+  const { files, folders } = await collectFiles(paths);
+  const docIdOf = (file: string) => relative(baseDirectory, file).split(sep).join('/');
+  const existing = new Map((await store.listDocuments()).map((document) => [document.docId, document]));
+  const summary: IngestSummary = {
+    documents: { added: 0, changed: 0, unchanged: 0, removed: 0 },
+    chunks: { added: 0, unchanged: 0, removed: 0 },
+    embedded: 0,
+    durationMs: 0,
+  };
+  const changes: KnowledgeChangeSet = {
+    upsertDocuments: [],
+    removeDocuments: [],
+    putChunks: [],
+    removeChunks: [],
+    setEmbeddings: [],
+  };
+  // What the embedder sees is what the lexical lanes index (an FAQ answer with its questions).
+  // `target` is a chunk inserted by this ingest; without one, the vector updates a kept chunk.
+  const toEmbed: { chunkId: string; input: string; target?: Omit<StoredChunk, 'ordinal'> }[] = [];
+  const now = Date.now();
+
+  for (const [position, file] of files.entries()) {
+    options.signal?.throwIfAborted();
+    options.onProgress?.({ phase: 'read', done: position, total: files.length });
+    const docId = docIdOf(file);
+    const document = await loadDocument(file, docId, options);
+    const previous = existing.get(docId);
+    const previousChunks = previous ? await store.chunkIdsOf(docId) : new Map<string, string | null>();
+    if (previous?.contentHash === document.contentHash) {
+      summary.documents.unchanged += 1;
+      summary.chunks.unchanged += previous.chunkCount;
+      // Same text, but perhaps a new embedding model: only the vectors are redone.
+      if (embedder) {
+        for (const chunk of document.chunks) {
+          if (previousChunks.get(chunk.chunkId) !== embedder.model) {
+            toEmbed.push({ chunkId: chunk.chunkId, input: chunk.indexText });
+          }
+        }
+      }
+      continue;
+    }
+    if (previous) summary.documents.changed += 1;
+    else summary.documents.added += 1;
+    changes.upsertDocuments.push(toStoredDocument(document, now));
+    const newIds = new Set(document.chunks.map((chunk) => chunk.chunkId));
+    for (const chunkId of previousChunks.keys()) {
+      if (!newIds.has(chunkId)) {
+        changes.removeChunks.push(chunkId);
+        summary.chunks.removed += 1;
+      }
+    }
+    for (const chunk of document.chunks) {
+      const stored: Omit<StoredChunk, 'ordinal'> = {
+        chunkId: chunk.chunkId,
+        docId,
+        headingPath: chunk.headingPath,
+        text: chunk.text,
+        indexText: chunk.indexText,
+        line: chunk.line,
+        clause: chunk.clause,
+        embeddingModel: null,
+        embedding: null,
+      };
+      changes.putChunks.push(stored);
+      const kept = previousChunks.has(chunk.chunkId);
+      if (kept) summary.chunks.unchanged += 1;
+      else summary.chunks.added += 1;
+      if (embedder && !kept) toEmbed.push({ chunkId: chunk.chunkId, input: chunk.indexText, target: stored });
+      else if (embedder && previousChunks.get(chunk.chunkId) !== embedder.model) {
+        toEmbed.push({ chunkId: chunk.chunkId, input: chunk.indexText });
+      }
+    }
+  }
+  options.onProgress?.({ phase: 'read', done: files.length, total: files.length });
+
+  // A document that lived under an ingested folder and is gone from it is removed with its chunks.
+  const seen = new Set(files.map(docIdOf));
+  for (const document of existing.values()) {
+    if (seen.has(document.docId)) continue;
+    const absolute = resolve(baseDirectory, document.sourcePath);
+    if (folders.some((folder) => absolute.startsWith(folder + sep))) {
+      changes.removeDocuments.push(document.docId);
+      summary.documents.removed += 1;
+      summary.chunks.removed += document.chunkCount;
+    }
+  }
+
+  if (embedder && toEmbed.length > 0) {
+    const batchSize = options.embedBatchSize ?? 64;
+    for (let start = 0; start < toEmbed.length; start += batchSize) {
+      options.signal?.throwIfAborted();
+      options.onProgress?.({ phase: 'embed', done: start, total: toEmbed.length });
+      const batch = toEmbed.slice(start, start + batchSize);
+      const vectors = await embedder.embed(
+        batch.map((entry) => entry.input),
+        options.signal ? { signal: options.signal } : {},
+      );
+      batch.forEach((entry, index) => {
+        const vector = vectors[index];
+        if (vector === undefined) return;
+        if (entry.target) {
+          entry.target.embedding = vector;
+          entry.target.embeddingModel = embedder.model;
+        } else {
+          changes.setEmbeddings.push({
+            chunkId: entry.chunkId,
+            embeddingModel: embedder.model,
+            embedding: vector,
+          });
+        }
+      });
+    }
+    summary.embedded = toEmbed.length;
+    options.onProgress?.({ phase: 'embed', done: toEmbed.length, total: toEmbed.length });
+  }
+
+  options.onProgress?.({ phase: 'write', done: 0, total: 1 });
+  await store.apply(changes);
+  options.onProgress?.({ phase: 'write', done: 1, total: 1 });
+  summary.durationMs = performance.now() - started;
+  return summary;
+}
+
+function toStoredDocument(document: LoadedDocument, now: number): StoredDocument {
+  return {
+    docId: document.docId,
+    sourcePath: document.sourcePath,
+    title: document.title,
+    kind: document.kind,
+    contentHash: document.contentHash,
+    chunkCount: document.chunks.length,
+    updatedAt: now,
+  };
+}
+
+/** Files named, and supported files found under folders named (sorted, so ids and order are stable). */
+async function collectFiles(paths: readonly string[]): Promise<{ files: string[]; folders: string[] }> {
+  const files: string[] = [];
+  const folders: string[] = [];
+  for (const path of paths) {
+    const absolute = resolve(path);
+    const info = await stat(absolute).catch(() => undefined);
+    if (info === undefined) throw new RetrievalError('invalid_source', `${path}: no such file or folder`);
+    if (info.isDirectory()) {
+      folders.push(absolute);
+      files.push(...(await walk(absolute)));
+    } else if (SUPPORTED_EXTENSIONS.has(extname(absolute).toLowerCase())) {
+      files.push(absolute);
+    } else {
+      throw new RetrievalError(
+        'invalid_source',
+        `${path}: unsupported file type (use .md, .markdown, .txt or a .json FAQ)`,
+      );
+    }
+  }
+  return { files: [...new Set(files)].sort(), folders };
+}
+
+async function walk(folder: string): Promise<string[]> {
+  const entries = await readdir(folder, { withFileTypes: true });
+  const found: string[] = [];
+  for (const entry of entries) {
+    if (entry.name.startsWith('.')) continue;
+    const path = join(folder, entry.name);
+    if (entry.isDirectory()) found.push(...(await walk(path)));
+    else if (entry.isFile() && SUPPORTED_EXTENSIONS.has(extname(entry.name).toLowerCase())) found.push(path);
+  }
+  return found;
+}

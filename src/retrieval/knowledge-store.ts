@@ -1,0 +1,54 @@
+import type { DocumentKind } from './chunking/index.ts';
+
+export interface StoredDocument {
+  docId: string;
+  sourcePath: string;
+  title: string;
+  kind: DocumentKind;
+  contentHash: string;
+  chunkCount: number;
+  updatedAt: number;
+}
+
+export interface StoredChunk {
+  chunkId: string;
+  docId: string;
+  /** Position in the whole store, for stable tie-breaking: documents in id order, clauses in order. */
+  ordinal: number;
+  headingPath: string[];
+  text: string;
+  indexText: string;
+  line: number;
+  clause: number;
+  /** The embedder's `model` that produced `embedding`, or null when the chunk was not embedded. */
+  embeddingModel: string | null;
+  embedding: Float32Array | null;
+}
+
+/** Everything one ingest changes, applied at once or not at all. */
+export interface KnowledgeChangeSet {
+  upsertDocuments: StoredDocument[];
+  removeDocuments: string[];
+  /**
+   * Chunks of changed documents: new ones are inserted; kept ones (same id, so same text) only get
+   * their new line and clause number, and keep their embedding.
+   */
+  putChunks: Omit<StoredChunk, 'ordinal'>[];
+  removeChunks: string[];
+  /** Vectors for chunks that are kept but were embedded by another model (or not at all). */
+  setEmbeddings: { chunkId: string; embeddingModel: string; embedding: Float32Array }[];
+}
+
+/**
+ * Where the knowledge base lives. SQLite (the product's one file) by default; PostgreSQL comes with
+ * the scale-out work. Asynchronous so that a networked implementation fits the same interface.
+ */
+export interface KnowledgeStore {
+  listDocuments(): Promise<StoredDocument[]>;
+  /** The ids of a document's chunks, with the model of their embedding (null when none). */
+  chunkIdsOf(docId: string): Promise<Map<string, string | null>>;
+  /** Apply a change set atomically: a failure leaves the store as it was. */
+  apply(changes: KnowledgeChangeSet): Promise<void>;
+  /** Every chunk, documents in id order and clauses in order, for building the search indexes. */
+  loadChunks(): Promise<StoredChunk[]>;
+}

@@ -1,0 +1,5 @@
+export * from './extract-identifiers.ts';
+export * from './identifier-index.ts';
+export * from './inverted-index.ts';
+export * from './select-top.ts';
+export * from './vector-index.ts';

@@ -1,0 +1,43 @@
+import type { Database } from 'better-sqlite3';
+import { CachedEmbedder, SqliteEmbeddingCache } from './cached-embedder.ts';
+import type { Embedder } from './embedder.ts';
+import { HashedNgramEmbedder } from './hashed-ngram-embedder.ts';
+import { KnowledgeBase, type KnowledgeBaseOptions } from './knowledge-base.ts';
+import { createEmbedderFromEnv } from './openai-embedder.ts';
+import { SqliteKnowledgeStore } from './sqlite-knowledge-store.ts';
+import { canonicalText } from './text/index.ts';
+
+/**
+ * Which embedder the vector lane uses: a configured OpenAI-compatible model (cached by model and
+ * content hash in the same SQLite file), the offline hashed n-gram embedder when
+ * `RUNSTREAM_EMBEDDER=hashed`, or none, the offline default: see docs/retrieval.md for the
+ * measurements behind that choice.
+ */
+export function embedderFromEnv(
+  database: Database,
+  env: Readonly<Record<string, string | undefined>>,
+): Embedder | undefined {
+  const remote = createEmbedderFromEnv(env);
+  if (remote) return new CachedEmbedder(remote, new SqliteEmbeddingCache(database));
+  const choice = env.RUNSTREAM_EMBEDDER?.trim() || 'none';
+  if (choice === 'hashed')
+    return new HashedNgramEmbedder({ prepare: canonicalText, prepareVersion: 'canonical-v1' });
+  if (choice === 'none') return undefined;
+  throw new Error(
+    `RUNSTREAM_EMBEDDER must be "none" or "hashed" (or set RUNSTREAM_EMBEDDING_MODEL), got "${choice}"`,
+  );
+}
+
+/** The knowledge base in the product's SQLite file, configured from the environment. */
+export async function openKnowledgeBase(
+  database: Database,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  options: Omit<KnowledgeBaseOptions, 'store' | 'embedder'> = {},
+): Promise<KnowledgeBase> {
+  const embedder = embedderFromEnv(database, env);
+  return KnowledgeBase.open({
+    ...options,
+    store: new SqliteKnowledgeStore(database),
+    ...(embedder ? { embedder } : {}),
+  });
+}

@@ -1,0 +1,452 @@
+import { z } from 'zod';
+import type { Embedder } from './embedder.ts';
+import { RetrievalError } from './retrieval-error.ts';
+
+export interface OpenAiCompatibleEmbedderOptions {
+  /**
+   * The API root that `/embeddings` is appended to, e.g. `https://api.openai.com/v1`,
+   * `https://dashscope.aliyuncs.com/compatible-mode/v1` or Ollama's `http://localhost:11434/v1`.
+   */
+  baseUrl: string;
+  /** Sent as `Authorization: Bearer …`; omit it for servers without keys (a local Ollama). */
+  apiKey?: string;
+  /** The provider's model name, e.g. `text-embedding-v4` or `text-embedding-3-small`. */
+  model: string;
+  /**
+   * Asks the server for vectors of this length (models with flexible output sizes) and checks that
+   * every vector has it. Without it the server's default length is learned from the first vector.
+   */
+  dimensions?: number;
+  /** Texts per request. Default 10: DashScope `text-embedding-v4` accepts at most 10 per request. */
+  batchSize?: number;
+  /** Retries of one request after a 408, 429, 5xx, timeout or network error. Default 4. */
+  maxRetries?: number;
+  /** Ceiling of the first jittered retry delay; it doubles per retry. Default 500 ms. */
+  initialDelayMs?: number;
+  /**
+   * Ceiling of any jittered retry delay, and the longest `Retry-After` this embedder waits: a server
+   * asking for more fails the call at once instead of stalling an ingest. Default 30 000 ms.
+   */
+  maxDelayMs?: number;
+  /** One request's budget, body included; a timed-out request is retried. Default 60 000 ms. */
+  timeoutMs?: number;
+  fetch?: typeof fetch;
+  /** The jitter's source of randomness, a stand-in for `Math.random` in tests. */
+  random?: () => number;
+}
+
+const DEFAULT_BATCH_SIZE = 10;
+const DEFAULT_MAX_RETRIES = 4;
+const DEFAULT_INITIAL_DELAY_MS = 500;
+const DEFAULT_MAX_DELAY_MS = 30_000;
+const DEFAULT_TIMEOUT_MS = 60_000;
+/** Enough of a server's error text to explain it, without pasting a whole HTML error page. */
+const MAX_SERVER_MESSAGE_LENGTH = 300;
+
+/** The part of OpenAI's `POST /embeddings` answer this adapter reads; other fields are ignored. */
+const EmbeddingResponseSchema = z.object({
+  data: z.array(
+    z.object({
+      index: z.number().int().nonnegative().optional(),
+      // Numbers as requested with `encoding_format: 'float'`; base64 from servers that ignore it.
+      embedding: z.union([z.array(z.number()), z.string()]),
+    }),
+  ),
+});
+
+type AttemptOutcome =
+  | { kind: 'answer'; body: unknown }
+  | { kind: 'failure'; description: string; retryable: boolean; retryAfterMs?: number };
+
+/**
+ * An `Embedder` over any server that speaks OpenAI's `POST {baseUrl}/embeddings`: OpenAI, DashScope's
+ * compatible mode, Ollama, vLLM …
+ *
+ * Texts go out in batches of `batchSize`, one request after another (gentler on rate limits than a
+ * burst). Each answer is put back in input order by its items' `index`, since servers may reorder
+ * them. 408, 429, 5xx, timeouts and network errors are retried with exponential backoff and full
+ * jitter, never sooner than the server's `Retry-After`; other statuses (400, 401, 403, 404 …) fail at
+ * once, because repeating the same request cannot fix a bad key or a bad model name. Every failure is
+ * a `RetrievalError` naming the endpoint, the status and the server's own message; the API key never
+ * appears in one, even when a server echoes it back.
+ */
+export class OpenAiCompatibleEmbedder implements Embedder {
+  /** `model@dimensions` when `dimensions` is set: the same model at two lengths is two spaces. */
+  readonly model: string;
+  readonly #providerModel: string;
+  readonly #requestedDimensions: number | undefined;
+  #learnedDimensions: number | undefined;
+  readonly #endpoint: string;
+  readonly #apiKey: string | undefined;
+  readonly #batchSize: number;
+  readonly #maxRetries: number;
+  readonly #initialDelayMs: number;
+  readonly #maxDelayMs: number;
+  readonly #timeoutMs: number;
+  readonly #fetch: typeof fetch;
+  readonly #random: () => number;
+
+  constructor(options: OpenAiCompatibleEmbedderOptions) {
+    assertPositiveInteger('batchSize', options.batchSize);
+    assertPositiveInteger('dimensions', options.dimensions);
+    assertNonNegativeInteger('maxRetries', options.maxRetries);
+    if (options.model.trim() === '') throw new RangeError('model must not be empty');
+    this.#endpoint = `${options.baseUrl.replace(/\/+$/, '')}/embeddings`;
+    if (!isHttpUrl(this.#endpoint)) {
+      throw new RangeError(`baseUrl is not an http(s) URL: ${JSON.stringify(options.baseUrl)}`);
+    }
+    this.#providerModel = options.model;
+    this.#requestedDimensions = options.dimensions;
+    this.model = options.dimensions === undefined ? options.model : `${options.model}@${options.dimensions}`;
+    this.#apiKey = options.apiKey === '' ? undefined : options.apiKey;
+    this.#batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
+    this.#maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
+    this.#initialDelayMs = options.initialDelayMs ?? DEFAULT_INITIAL_DELAY_MS;
+    this.#maxDelayMs = options.maxDelayMs ?? DEFAULT_MAX_DELAY_MS;
+    this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.#fetch = options.fetch ?? globalThis.fetch;
+    this.#random = options.random ?? Math.random;
+  }
+
+  /**
+   * The vector length: the requested `dimensions`, else the length of the first vector received.
+   * 0 until then, when no `dimensions` was given: the server's default is not known in advance.
+   */
+  get dimensions(): number {
+    return this.#requestedDimensions ?? this.#learnedDimensions ?? 0;
+  }
+
+  async embed(texts: readonly string[], options: { signal?: AbortSignal } = {}): Promise<Float32Array[]> {
+    options.signal?.throwIfAborted();
+    const vectors: Float32Array[] = [];
+    for (let start = 0; start < texts.length; start += this.#batchSize) {
+      const batch = texts.slice(start, start + this.#batchSize);
+      vectors.push(...(await this.#embedBatch(batch, start, options.signal)));
+    }
+    return vectors;
+  }
+
+  async #embedBatch(batch: string[], firstIndex: number, signal?: AbortSignal): Promise<Float32Array[]> {
+    const body = JSON.stringify({
+      model: this.#providerModel,
+      input: batch,
+      ...(this.#requestedDimensions === undefined ? {} : { dimensions: this.#requestedDimensions }),
+      encoding_format: 'float',
+    });
+    for (let attempt = 1; ; attempt++) {
+      const outcome = await this.#attempt(body, signal);
+      if (outcome.kind === 'answer') return this.#readVectors(outcome.body, batch.length, firstIndex);
+      const gaveUpAfterRetries = outcome.retryable && attempt > this.#maxRetries;
+      if (!outcome.retryable || gaveUpAfterRetries) {
+        const attempts = attempt === 1 ? '' : ` (gave up after ${attempt} attempts)`;
+        throw new RetrievalError(
+          'embedding_failed',
+          this.#redact(
+            `embedding request POST ${this.#describeEndpoint()} failed: ${outcome.description}${attempts}`,
+          ),
+        );
+      }
+      await sleep(this.#retryDelay(attempt, outcome.retryAfterMs), signal);
+    }
+  }
+
+  /** One request. Resolves to an answer or a classified failure; rejects only when `signal` aborts. */
+  async #attempt(body: string, signal?: AbortSignal): Promise<AttemptOutcome> {
+    const timeout = AbortSignal.timeout(this.#timeoutMs);
+    const requestSignal = signal === undefined ? timeout : AbortSignal.any([signal, timeout]);
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      accept: 'application/json',
+    };
+    if (this.#apiKey !== undefined) headers.authorization = `Bearer ${this.#apiKey}`;
+    let response: Response;
+    let text: string;
+    try {
+      response = await this.#fetch(this.#endpoint, { method: 'POST', headers, body, signal: requestSignal });
+      text = await response.text();
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason;
+      if (timeout.aborted) {
+        return { kind: 'failure', description: `no answer within ${this.#timeoutMs} ms`, retryable: true };
+      }
+      return { kind: 'failure', description: `network error: ${describeCause(error)}`, retryable: true };
+    }
+    if (response.ok) {
+      try {
+        return { kind: 'answer', body: JSON.parse(text) };
+      } catch {
+        const description = `HTTP ${response.status} with a body that is not JSON: ${truncate(text)}`;
+        return { kind: 'failure', description, retryable: false };
+      }
+    }
+    const status = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
+    const description = `${status}: ${serverMessage(text)}`;
+    if (!isRetryableStatus(response.status)) return { kind: 'failure', description, retryable: false };
+    const retryAfterMs = retryAfterOf(response.headers);
+    if (retryAfterMs !== undefined && retryAfterMs > this.#maxDelayMs) {
+      const wait = `the server asked to wait ${Math.ceil(retryAfterMs / 1000)} s, more than the ${this.#maxDelayMs} ms allowed`;
+      return { kind: 'failure', description: `${description} (${wait})`, retryable: false };
+    }
+    return {
+      kind: 'failure',
+      description,
+      retryable: true,
+      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+    };
+  }
+
+  /**
+   * Exponential backoff with full jitter on top of the server's `Retry-After`: the jitter spreads
+   * many clients throttled at the same moment instead of sending them back together.
+   */
+  #retryDelay(attempt: number, retryAfterMs: number | undefined): number {
+    const ceiling = Math.min(this.#maxDelayMs, this.#initialDelayMs * 2 ** (attempt - 1));
+    return (retryAfterMs ?? 0) + Math.floor(this.#random() * ceiling);
+  }
+
+  #readVectors(body: unknown, expectedCount: number, firstIndex: number): Float32Array[] {
+    const parsed = EmbeddingResponseSchema.safeParse(body);
+    if (!parsed.success) {
+      throw this.#malformed(
+        `the answer is not an embeddings list (${parsed.error.issues[0]?.message ?? ''})`,
+      );
+    }
+    const items = parsed.data.data;
+    if (items.length !== expectedCount) {
+      throw this.#malformed(`${items.length} embeddings came back for ${expectedCount} texts`);
+    }
+    const ordered = orderByIndex(items);
+    if (ordered === undefined) {
+      throw this.#malformed(`the items' indexes are not each of 0…${expectedCount - 1} exactly once`);
+    }
+    return ordered.map((item, position) => {
+      const vector = typeof item.embedding === 'string' ? decodeBase64Floats(item.embedding) : item.embedding;
+      if (vector === undefined) throw this.#malformed('a base64 embedding is not a whole number of floats');
+      this.#checkLength(vector.length, firstIndex + position);
+      return Float32Array.from(vector);
+    });
+  }
+
+  #checkLength(length: number, textIndex: number): void {
+    const expected = this.#requestedDimensions ?? this.#learnedDimensions;
+    if (expected === undefined && length > 0) {
+      this.#learnedDimensions = length;
+      return;
+    }
+    if (length === expected) return;
+    const reason =
+      this.#requestedDimensions !== undefined
+        ? `${this.#requestedDimensions} were requested; does this server support the dimensions parameter for this model?`
+        : `earlier vectors from this model had ${expected}`;
+    throw new RetrievalError(
+      'dimension_mismatch',
+      `model ${JSON.stringify(this.#providerModel)} at ${this.#describeEndpoint()} returned a vector of ` +
+        `${length} dimensions for text ${textIndex}, but ${reason}`,
+    );
+  }
+
+  #malformed(problem: string): RetrievalError {
+    return new RetrievalError(
+      'embedding_failed',
+      this.#redact(`embedding request POST ${this.#describeEndpoint()} got an unusable answer: ${problem}`),
+    );
+  }
+
+  /** The endpoint as shown in messages: without any credentials or query a base URL might carry. */
+  #describeEndpoint(): string {
+    const url = new URL(this.#endpoint);
+    url.username = '';
+    url.password = '';
+    url.search = '';
+    return url.href;
+  }
+
+  /** Servers sometimes quote the key they refused; it must not reach logs through our messages. */
+  #redact(message: string): string {
+    return this.#apiKey === undefined ? message : message.replaceAll(this.#apiKey, '[redacted]');
+  }
+}
+
+/**
+ * An embedder from environment variables, or `undefined` when no embedding model is configured
+ * (the vector lane then stays off):
+ *
+ * - `RUNSTREAM_EMBEDDING_MODEL`: the model name; without it, no embedder.
+ * - `RUNSTREAM_EMBEDDING_BASE_URL`, else `OPENAI_BASE_URL`: the API root.
+ * - `RUNSTREAM_EMBEDDING_API_KEY`, else `OPENAI_API_KEY`: optional (a local Ollama needs none).
+ * - `RUNSTREAM_EMBEDDING_DIMENSIONS`: optional vector length.
+ * - `RUNSTREAM_EMBEDDING_BATCH_SIZE`: optional texts per request (default 10, DashScope's limit;
+ *   OpenAI accepts far more).
+ *
+ * A half-done configuration (a model without any base URL, or embedding settings without a model)
+ * is an error rather than a silently disabled lane.
+ */
+export function createEmbedderFromEnv(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): OpenAiCompatibleEmbedder | undefined {
+  const read = (name: string) => {
+    const value = env[name]?.trim();
+    return value === '' ? undefined : value;
+  };
+  const model = read('RUNSTREAM_EMBEDDING_MODEL');
+  const baseUrl = read('RUNSTREAM_EMBEDDING_BASE_URL') ?? read('OPENAI_BASE_URL');
+  const apiKey = read('RUNSTREAM_EMBEDDING_API_KEY') ?? read('OPENAI_API_KEY');
+  const dimensions = readPositiveInteger(read, 'RUNSTREAM_EMBEDDING_DIMENSIONS');
+  const batchSize = readPositiveInteger(read, 'RUNSTREAM_EMBEDDING_BATCH_SIZE');
+  if (model === undefined) {
+    const orphan = [
+      'RUNSTREAM_EMBEDDING_BASE_URL',
+      'RUNSTREAM_EMBEDDING_DIMENSIONS',
+      'RUNSTREAM_EMBEDDING_BATCH_SIZE',
+    ].find((name) => read(name) !== undefined);
+    if (orphan === undefined) return undefined;
+    throw new RetrievalError('embedding_failed', `${orphan} is set but RUNSTREAM_EMBEDDING_MODEL is not`);
+  }
+  if (baseUrl === undefined) {
+    throw new RetrievalError(
+      'embedding_failed',
+      'RUNSTREAM_EMBEDDING_MODEL is set but neither RUNSTREAM_EMBEDDING_BASE_URL nor OPENAI_BASE_URL is ' +
+        '(for example https://dashscope.aliyuncs.com/compatible-mode/v1)',
+    );
+  }
+  if (!isHttpUrl(baseUrl)) {
+    throw new RetrievalError(
+      'embedding_failed',
+      `the embedding base URL is not an http(s) URL: ${baseUrl} (for example http://localhost:11434/v1)`,
+    );
+  }
+  return new OpenAiCompatibleEmbedder({
+    baseUrl,
+    model,
+    ...(apiKey === undefined ? {} : { apiKey }),
+    ...(dimensions === undefined ? {} : { dimensions }),
+    ...(batchSize === undefined ? {} : { batchSize }),
+  });
+}
+
+function readPositiveInteger(read: (name: string) => string | undefined, name: string): number | undefined {
+  const value = read(name);
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value) || Number(value) <= 0) {
+    throw new RetrievalError(
+      'embedding_failed',
+      `${name} must be a positive integer, got ${JSON.stringify(value)}`,
+    );
+  }
+  return Number(value);
+}
+
+/** `localhost:11434/v1` parses as a URL with the scheme `localhost:`; only http(s) can be fetched. */
+function isHttpUrl(text: string): boolean {
+  if (!URL.canParse(text)) return false;
+  const { protocol } = new URL(text);
+  return protocol === 'http:' || protocol === 'https:';
+}
+
+function isRetryableStatus(status: number): boolean {
+  return status === 408 || status === 429 || status >= 500;
+}
+
+/** `retry-after-ms` (sent by OpenAI), else `Retry-After` in seconds or as an HTTP date. */
+function retryAfterOf(headers: Headers): number | undefined {
+  const milliseconds = headers.get('retry-after-ms')?.trim();
+  if (milliseconds !== undefined && /^\d+(\.\d+)?$/.test(milliseconds)) return Number(milliseconds);
+  const value = headers.get('retry-after')?.trim();
+  if (value === undefined) return undefined;
+  if (/^\d+$/.test(value)) return Number(value) * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+/**
+ * The server's own explanation: OpenAI and DashScope's compatible mode send
+ * `{ error: { message, code } }`; others send `{ message }`, `{ detail }` or plain text.
+ */
+function serverMessage(text: string): string {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return text.trim() === '' ? '(empty body)' : truncate(text);
+  }
+  const record = isRecord(body) ? body : {};
+  const error = record.error;
+  const candidates = [
+    isRecord(error) ? error.message : error,
+    record.message,
+    record.detail,
+    isRecord(error) ? error.code : record.code,
+  ];
+  const message = candidates.find((candidate) => typeof candidate === 'string' && candidate !== '');
+  const code = isRecord(error) ? error.code : record.code;
+  if (typeof message !== 'string') return truncate(text);
+  return truncate(typeof code === 'string' && code !== message ? `${message} [${code}]` : message);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function truncate(text: string): string {
+  const trimmed = text.trim();
+  return trimmed.length <= MAX_SERVER_MESSAGE_LENGTH
+    ? trimmed
+    : `${trimmed.slice(0, MAX_SERVER_MESSAGE_LENGTH)}…`;
+}
+
+function describeCause(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  // fetch wraps the socket error ("ECONNREFUSED", "other side closed") in its `cause`.
+  const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
+  return `${error.message}${cause}`;
+}
+
+/** Items in input order by `index`, by position when no item has one; undefined when indexes are inconsistent. */
+function orderByIndex<Item extends { index?: number | undefined }>(items: Item[]): Item[] | undefined {
+  if (items.every((item) => item.index === undefined)) return items;
+  const ordered: Item[] = new Array(items.length);
+  for (const item of items) {
+    if (item.index === undefined || item.index >= items.length || ordered[item.index] !== undefined)
+      return undefined;
+    ordered[item.index] = item;
+  }
+  return ordered;
+}
+
+/** Little-endian float32 bytes in base64, OpenAI's `encoding_format: 'base64'`. */
+function decodeBase64Floats(encoded: string): number[] | undefined {
+  const bytes = Buffer.from(encoded, 'base64');
+  if (bytes.byteLength % 4 !== 0) return undefined;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return Array.from({ length: bytes.byteLength / 4 }, (_, position) => view.getFloat32(position * 4, true));
+}
+
+function sleep(milliseconds: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, milliseconds);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+function assertPositiveInteger(name: string, value: number | undefined): void {
+  if (value !== undefined && (!Number.isInteger(value) || value <= 0)) {
+    throw new RangeError(`${name} must be a positive integer, got ${value}`);
+  }
+}
+
+function assertNonNegativeInteger(name: string, value: number | undefined): void {
+  if (value !== undefined && (!Number.isInteger(value) || value < 0)) {
+    throw new RangeError(`${name} must be a non-negative integer, got ${value}`);
+  }
+}

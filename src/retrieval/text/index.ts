@@ -1,0 +1,38 @@
+/**
+ * Text analysis for retrieval, applied identically to documents and queries:
+ *
+ * - `normalizeText`: width, case, Traditional → Simplified, Chinese numerals → digits, whitespace.
+ * - `analyze`: the terms of the keyword lane (jieba with the domain user dictionary, stop words
+ *   dropped, shop synonyms canonicalised, identifiers kept whole).
+ * - `canonicalText` / `characterNgrams`: the input of the character n-gram lane (multi-character
+ *   synonyms replaced by their canonical term; no word segmentation).
+ * - `textAnalysisFingerprint`: names the analysis in force, for anything stored that depends on it.
+ */
+export { TEXT_ANALYSIS_CODE_VERSION, textAnalysisFingerprint } from './fingerprint.ts';
+export {
+  chineseNumeralsToDigits,
+  NUMERAL_WORDS,
+  normalizeText,
+  parseChineseNumber,
+  toSimplified,
+} from './normalize-text.ts';
+export { isStopWord, STOP_WORDS } from './stop-words.ts';
+export { SYNONYM_TABLE } from './synonym-table.ts';
+export {
+  buildSynonymIndex,
+  canonicalTerm,
+  parseSynonymTable,
+  type SynonymForm,
+  type SynonymGroup,
+  type SynonymIndex,
+  synonymGroups,
+  synonymIndex,
+} from './synonyms.ts';
+export {
+  analyze,
+  canonicalText,
+  characterNgrams,
+  readUserDictionary,
+  USER_WORD_FREQUENCY,
+  warmUpTextAnalysis,
+} from './tokenize.ts';

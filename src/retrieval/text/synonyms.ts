@@ -1,0 +1,169 @@
+import { normalizeText } from './normalize-text.ts';
+import { SYNONYM_TABLE } from './synonym-table.ts';
+
+/** One line of the synonym table, as written (before normalisation). */
+export interface SynonymGroup {
+  readonly canonical: string;
+  /** Further canonical terms that analysing this group's terms also yields. */
+  readonly also: readonly string[];
+  readonly forms: readonly SynonymForm[];
+}
+
+export interface SynonymForm {
+  readonly text: string;
+  /** Matched only as a whole token, never replaced inside running text by `canonicalText`. */
+  readonly tokenOnly: boolean;
+}
+
+const LINE = /^(\S+)(?:\s+\(([^)]*)\))?\s*=\s*(.+)$/;
+
+/** Parses the table text; throws on a malformed line (a programming error in the table). */
+export function parseSynonymTable(table: string): SynonymGroup[] {
+  const groups: SynonymGroup[] = [];
+  for (const [index, rawLine] of table.split('\n').entries()) {
+    const line = rawLine.trim();
+    if (line === '' || line.startsWith('#')) continue;
+    const match = LINE.exec(line);
+    if (match === null) throw new Error(`synonym table line ${index + 1} is malformed: ${line}`);
+    const [, canonical = '', alsoText = '', formsText = ''] = match;
+    const also = alsoText
+      .split(/\s+/)
+      .filter((term) => term.startsWith('+'))
+      .map((term) => term.slice(1));
+    const forms = formsText
+      .split('|')
+      .map((form) => form.trim())
+      .filter((form) => form.length > 0)
+      .map((form) =>
+        form.startsWith('!') ? { text: form.slice(1), tokenOnly: true } : { text: form, tokenOnly: false },
+      );
+    groups.push({ canonical, also, forms });
+  }
+  return groups;
+}
+
+/** The normalised lookup structures built from the table, once. */
+export interface SynonymIndex {
+  /** Every normalised surface form AND every canonical term → its canonical term. */
+  readonly canonicalOf: ReadonlyMap<string, string>;
+  /** Canonical term → further canonical terms it implies (`(+…)` in the table). */
+  readonly alsoOf: ReadonlyMap<string, readonly string[]>;
+  /**
+   * Forms that `canonicalText` replaces inside running text: multi-character, not `!`-marked, plus
+   * the multi-character canonical terms themselves (mapped to themselves, so that the longest match
+   * keeps them whole). ASCII-edged forms match at word boundaries only.
+   */
+  readonly phrases: ReadonlyMap<string, string>;
+  /**
+   * English forms that are not one plain word (contain a space, hyphen, apostrophe, `&`), matched as
+   * phrases before word segmentation.
+   */
+  readonly englishPhrases: ReadonlyMap<string, string>;
+  /** Multi-character Chinese (or mixed) canonicals and forms, for the jieba user dictionary. */
+  readonly dictionaryWords: readonly string[];
+  /** Forms claimed by two groups, and canonical terms that are another group's form. Empty when sound. */
+  readonly problems: readonly string[];
+  readonly groupCount: number;
+  readonly formCount: number;
+}
+
+let index: SynonymIndex | undefined;
+
+export function synonymIndex(): SynonymIndex {
+  index ??= buildSynonymIndex(parseSynonymTable(SYNONYM_TABLE));
+  return index;
+}
+
+/** The groups of the built-in table, as written. */
+export function synonymGroups(): SynonymGroup[] {
+  return parseSynonymTable(SYNONYM_TABLE);
+}
+
+const PLAIN_WORD = /^[a-z0-9]+$/;
+const HAS_HAN = /\p{Script=Han}/u;
+
+export function buildSynonymIndex(groups: readonly SynonymGroup[]): SynonymIndex {
+  const canonicalOf = new Map<string, string>();
+  const alsoOf = new Map<string, readonly string[]>();
+  const phrases = new Map<string, string>();
+  const englishPhrases = new Map<string, string>();
+  const dictionaryWords = new Set<string>();
+  const problems: string[] = [];
+  const canonicals = new Set<string>();
+  let formCount = 0;
+
+  for (const group of groups) canonicals.add(normalizeText(group.canonical));
+  for (const group of groups) {
+    const canonical = normalizeText(group.canonical);
+    if (canonicalOf.has(canonical) && canonicalOf.get(canonical) !== canonical) {
+      problems.push(`canonical 「${canonical}」 is also a form of 「${canonicalOf.get(canonical)}」`);
+    }
+    canonicalOf.set(canonical, canonical);
+    const also = group.also.map(normalizeText);
+    for (const term of also) {
+      if (!canonicals.has(term))
+        problems.push(`「${canonical}」 (+${term}): ${term} is not a canonical term`);
+    }
+    if (also.length > 0) alsoOf.set(canonical, also);
+    if (HAS_HAN.test(canonical) && [...canonical].length > 1) {
+      dictionaryWords.add(canonical);
+      // Listed so that longest-match replacement keeps 偏远地区 whole instead of rewriting its 偏远.
+      phrases.set(canonical, canonical);
+    }
+
+    for (const form of group.forms) {
+      formCount += 1;
+      const text = normalizeText(form.text);
+      if (text === '' || text === canonical) {
+        problems.push(`「${canonical}」 lists 「${form.text}」, which normalises to nothing new`);
+        continue;
+      }
+      const previous = canonicalOf.get(text);
+      if (previous !== undefined && previous !== canonical) {
+        problems.push(
+          canonicals.has(text)
+            ? `form 「${text}」 of 「${canonical}」 is itself a canonical term`
+            : `form 「${text}」 belongs to both 「${previous}」 and 「${canonical}」`,
+        );
+        continue;
+      }
+      canonicalOf.set(text, canonical);
+      const multiCharacter = [...text].length > 1;
+      if (HAS_HAN.test(text)) {
+        if (multiCharacter && !text.includes(' ')) dictionaryWords.add(text);
+      } else if (!PLAIN_WORD.test(text)) {
+        englishPhrases.set(text, canonical);
+      }
+      if (multiCharacter && !form.tokenOnly) phrases.set(text, canonical);
+    }
+  }
+  return {
+    canonicalOf,
+    alsoOf,
+    phrases,
+    englishPhrases,
+    dictionaryWords: [...dictionaryWords],
+    problems,
+    groupCount: groups.length,
+    formCount,
+  };
+}
+
+/**
+ * The canonical term of one token (already normalised), or undefined when the token is in no
+ * group. English words also match in the plural (shoes → shoe, policies → policy).
+ */
+export function canonicalTerm(token: string): string | undefined {
+  const { canonicalOf } = synonymIndex();
+  const direct = canonicalOf.get(token);
+  if (direct !== undefined || !/^[a-z]{3,}s$/.test(token)) return direct;
+  if (token.endsWith('ies')) {
+    const singular = canonicalOf.get(`${token.slice(0, -3)}y`);
+    if (singular !== undefined) return singular;
+  }
+  if (token.endsWith('es')) {
+    const singular = canonicalOf.get(token.slice(0, -2));
+    if (singular !== undefined) return singular;
+  }
+  return canonicalOf.get(token.slice(0, -1));
+}

@@ -1,0 +1,386 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import type { Jieba } from '@node-rs/jieba';
+import { normalizeText } from './normalize-text.ts';
+import { isStopWord } from './stop-words.ts';
+import { canonicalTerm, synonymIndex } from './synonyms.ts';
+
+/**
+ * The frequency given to user-dictionary words (the domain list and every multi-character term of the
+ * synonym table). The base dictionary totals about 60 million; 2,000 is enough for jieba to keep a
+ * listed word whole against its own characters (退货 has 34, 寄回 3) without making it swallow the
+ * neighbours of words it overlaps (今天内容 stays 今天/内容 although 天内 is listed).
+ */
+export const USER_WORD_FREQUENCY = 2000;
+
+const USER_DICTIONARY_URL = new URL('./user-dict.txt', import.meta.url);
+const PUNCTUATION_OR_SPACE = /^[\p{P}\p{S}\p{Z}\s]+$/u;
+const ASCII_WORD = /^[a-z0-9]+$/;
+const ASCII_WORD_CHARACTER = /[a-z0-9]/;
+/** Runs of ASCII words separated by single spaces, where English phrases and identifiers are sought. */
+const ASCII_CHUNK = /[a-z0-9][a-z0-9'&_.-]*(?: [a-z0-9'&_.-]+)*/g;
+/** Identifiers kept as one token: SKU-like codes (ns-x2-blk-m, pol_ret_001) and decimals (1.5). */
+const IDENTIFIER = /^(?:[a-z0-9]+(?:[-_][a-z0-9]+)+|\d+(?:\.\d+)+)$/;
+const EDGE_PUNCTUATION = /^[^a-z0-9]+|[^a-z0-9]+$/g;
+const EXPANSION_CACHE_LIMIT = 100_000;
+
+interface Analyzer {
+  readonly jieba: Jieba;
+  /** The most words any English phrase of the synonym table has. */
+  readonly longestPhrase: number;
+  readonly expansions: Map<string, readonly string[]>;
+}
+
+let analyzer: Analyzer | undefined;
+
+function getAnalyzer(): Analyzer {
+  analyzer ??= createAnalyzer();
+  return analyzer;
+}
+
+/** Builds the tables (synonym index, jieba with the user dictionary) now instead of on first use. */
+export function warmUpTextAnalysis(): void {
+  getAnalyzer();
+  canonicalText('');
+}
+
+function createAnalyzer(): Analyzer {
+  const index = synonymIndex();
+  let longestPhrase = 1;
+  for (const phrase of index.englishPhrases.keys()) {
+    longestPhrase = Math.max(longestPhrase, phrase.split(' ').length);
+  }
+  return { jieba: createJieba(index.dictionaryWords), longestPhrase, expansions: new Map() };
+}
+
+function createJieba(synonymWords: readonly string[]): Jieba {
+  const require = createRequire(import.meta.url);
+  const { Jieba: JiebaClass } = require('@node-rs/jieba') as typeof import('@node-rs/jieba');
+  const { dict } = require('@node-rs/jieba/dict.js') as { dict: Uint8Array };
+  const jieba = JiebaClass.withDict(dict);
+
+  const words = new Map<string, number>();
+  for (const [word, frequency] of readUserDictionary()) {
+    words.set(word, Math.max(words.get(word) ?? 0, frequency));
+  }
+  for (const word of synonymWords) if (!words.has(word)) words.set(word, USER_WORD_FREQUENCY);
+  // Raise, never lower: a word the base dictionary already knows more often keeps its frequency.
+  const base = baseFrequencies(dict, words);
+  const lines = [...words]
+    .filter(([word, frequency]) => (base.get(word) ?? 0) < frequency)
+    .map(([word, frequency]) => `${word} ${frequency}`);
+  if (lines.length > 0) jieba.loadDict(new TextEncoder().encode(lines.join('\n')));
+  return jieba;
+}
+
+/** The repo's user dictionary, normalised like any text: [word, frequency] pairs. */
+export function readUserDictionary(): [string, number][] {
+  const entries: [string, number][] = [];
+  for (const rawLine of readFileSync(USER_DICTIONARY_URL, 'utf8').split('\n')) {
+    const line = rawLine.trim();
+    if (line === '' || line.startsWith('#')) continue;
+    const [word = '', frequencyText] = line.split(/\s+/);
+    const normalized = normalizeText(word);
+    if (normalized === '' || normalized.includes(' ')) continue;
+    const frequency = frequencyText === undefined ? USER_WORD_FREQUENCY : Number.parseInt(frequencyText, 10);
+    entries.push([normalized, Number.isFinite(frequency) && frequency > 0 ? frequency : USER_WORD_FREQUENCY]);
+  }
+  return entries;
+}
+
+function baseFrequencies(dict: Uint8Array, wanted: ReadonlyMap<string, number>): Map<string, number> {
+  const found = new Map<string, number>();
+  const text = new TextDecoder().decode(dict);
+  let start = 0;
+  while (start < text.length) {
+    let end = text.indexOf('\n', start);
+    if (end === -1) end = text.length;
+    const space = text.indexOf(' ', start);
+    if (space !== -1 && space < end) {
+      const word = text.slice(start, space);
+      if (wanted.has(word)) found.set(word, Number.parseInt(text.slice(space + 1, end), 10) || 0);
+    }
+    start = end + 1;
+  }
+  return found;
+}
+
+/**
+ * The terms of a text for the keyword lane, the same for documents and queries:
+ *
+ * 1. {@link normalizeText} (width, case, Traditional → Simplified, numerals → digits, spaces);
+ * 2. English phrases of the shop glossary (price protection, send back …) and identifiers
+ *    (ns-x2-blk-m, kept as one token plus its parts ns, x2, blk, m) are taken out first;
+ * 3. the rest is cut by jieba (no HMM, so unknown words fall apart the same way everywhere) with the
+ *    domain user dictionary, and, search-mode style, a long word also yields the 2- and 3-character
+ *    dictionary words inside it (价格保护 → 价格, 保护, 价格保护);
+ * 4. punctuation, whitespace and stop words are dropped;
+ * 5. every surface form becomes its canonical term (退 → 退货, 自然日 → 天, 降价了 → 价格保护,
+ *    shoes → 鞋) and is then analysed exactly like that term (保价 gives what 价格保护 gives), and a
+ *    term also yields the terms its group implies (破损 → 破损, 质量问题).
+ *    Single-character forms (退, 日, 修) only ever match a whole token, so 日期 stays 日期.
+ *
+ * Deterministic: the same text always gives the same terms in the same order (text order; inside
+ * one word, the inner words first). Duplicates are kept: they are term frequencies.
+ */
+export function analyze(text: string): string[] {
+  const normalized = normalizeText(text);
+  if (normalized === '') return [];
+  const state = getAnalyzer();
+  const terms: string[] = [];
+  let last = 0;
+  for (const span of specialSpans(state, normalized)) {
+    cutInto(state, normalized.slice(last, span.start), terms);
+    if (span.canonical !== undefined) terms.push(...expansion(state, span.canonical));
+    else pushIdentifier(state, span.text, terms);
+    last = span.end;
+  }
+  cutInto(state, normalized.slice(last), terms);
+  return terms;
+}
+
+interface SpecialSpan {
+  readonly start: number;
+  readonly end: number;
+  readonly text: string;
+  /** Set for an English phrase of the synonym table; unset for an identifier. */
+  readonly canonical?: string;
+}
+
+/**
+ * English phrases of the glossary (price protection, can't, t-shirt) and identifiers, which jieba
+ * would cut apart, in text order. Found word by word inside runs of ASCII words, longest phrase first.
+ */
+function specialSpans(state: Analyzer, text: string): SpecialSpan[] {
+  const spans: SpecialSpan[] = [];
+  const { englishPhrases } = synonymIndex();
+  for (const chunk of text.matchAll(ASCII_CHUNK)) {
+    const words: { start: number; end: number }[] = [];
+    let offset = chunk.index;
+    for (const raw of chunk[0].split(' ')) {
+      const leading = raw.length - raw.replace(/^[^a-z0-9]+/, '').length;
+      const trimmed = raw.replace(EDGE_PUNCTUATION, '');
+      if (trimmed !== '') words.push({ start: offset + leading, end: offset + leading + trimmed.length });
+      offset += raw.length + 1;
+    }
+    let index = 0;
+    while (index < words.length) {
+      let matched = 0;
+      for (
+        let size = Math.min(state.longestPhrase, words.length - index);
+        size >= 1 && matched === 0;
+        size -= 1
+      ) {
+        const first = words[index];
+        const lastWord = words[index + size - 1];
+        if (first === undefined || lastWord === undefined) continue;
+        const candidate = text.slice(first.start, lastWord.end);
+        const canonical = englishPhrases.get(candidate);
+        if (canonical !== undefined) {
+          spans.push({ start: first.start, end: lastWord.end, text: candidate, canonical });
+          matched = size;
+        } else if (size === 1 && IDENTIFIER.test(candidate)) {
+          spans.push({ start: first.start, end: first.end, text: candidate });
+          matched = 1;
+        }
+      }
+      index += Math.max(matched, 1);
+    }
+  }
+  return spans;
+}
+
+function cutInto(state: Analyzer, segment: string, terms: string[]): void {
+  if (segment.trim() === '') return;
+  for (const word of state.jieba.cut(segment, false)) {
+    if (PUNCTUATION_OR_SPACE.test(word)) continue;
+    for (const term of expansion(state, word)) terms.push(term);
+  }
+}
+
+function pushIdentifier(state: Analyzer, identifier: string, terms: string[]): void {
+  if (canonicalTerm(identifier) !== undefined) {
+    terms.push(...expansion(state, identifier));
+    return;
+  }
+  const parts = identifier.split(/[-_]/).filter((part) => part.length > 0);
+  if (parts.length > 1 && !/^\d+(?:\.\d+)+$/.test(identifier)) terms.push(...parts);
+  terms.push(identifier);
+}
+
+/** The terms one jieba word stands for (cached: the vocabulary of a corpus is small). */
+function expansion(state: Analyzer, word: string): readonly string[] {
+  const cached = state.expansions.get(word);
+  if (cached !== undefined) return cached;
+  const canonical = canonicalTerm(word);
+  let result: readonly string[];
+  if (canonical !== undefined && canonical !== word) result = expansion(state, canonical);
+  else if (canonical === undefined && isStopWord(word)) result = [];
+  else result = expandTerm(state, word);
+  if (state.expansions.size >= EXPANSION_CACHE_LIMIT) state.expansions.clear();
+  state.expansions.set(word, result);
+  return result;
+}
+
+function expandTerm(state: Analyzer, term: string): string[] {
+  const result: string[] = [];
+  const add = (value: string) => {
+    if (!result.includes(value)) result.push(value);
+  };
+  for (const inner of innerWords(state, term)) {
+    const canonical = canonicalTerm(inner);
+    if (canonical === undefined && isStopWord(inner)) continue;
+    add(canonical ?? inner);
+  }
+  add(term);
+  for (const implied of synonymIndex().alsoOf.get(term) ?? []) add(implied);
+  return result;
+}
+
+/** Search-mode inner words: the 2-character (and, in words of 4+, 3-character) dictionary words. */
+function innerWords(state: Analyzer, word: string): string[] {
+  const length = [...word].length;
+  if (length <= 2 || ASCII_WORD.test(word)) return [];
+  return state.jieba.cutAll(word).filter((inner) => {
+    const innerLength = [...inner].length;
+    return innerLength === 2 || (innerLength === 3 && length > 3);
+  });
+}
+
+interface PhraseNode {
+  /** Keyed by UTF-16 code unit (numbers hash faster than one-character strings). */
+  readonly children: Map<number, PhraseNode>;
+  canonical?: string;
+}
+
+let phraseTrie: PhraseNode | undefined;
+
+function buildPhraseTrie(phrases: ReadonlyMap<string, string>): PhraseNode {
+  const root: PhraseNode = { children: new Map() };
+  for (const [phrase, canonical] of phrases) {
+    let node = root;
+    for (let position = 0; position < phrase.length; position += 1) {
+      const unit = phrase.charCodeAt(position);
+      let child = node.children.get(unit);
+      if (child === undefined) {
+        child = { children: new Map() };
+        node.children.set(unit, child);
+      }
+      node = child;
+    }
+    node.canonical = canonical;
+  }
+  return root;
+}
+
+/**
+ * {@link normalizeText}, then every multi-character surface form of the synonym table replaced by
+ * its canonical term inside running text, leftmost and then longest match first (自然日 → 天, 寄回去 →
+ * 退货, 降价了 → 价格保护, return → 退货). For the character n-gram lane, which never sees jieba
+ * tokens. Single-character forms (退, 日) and forms marked whole-token-only (天内) are left alone,
+ * and English forms match whole words only (return, not returnable).
+ */
+export function canonicalText(text: string): string {
+  const normalized = normalizeText(text);
+  phraseTrie ??= buildPhraseTrie(synonymIndex().phrases);
+  let output = '';
+  let copiedUpTo = 0;
+  let index = 0;
+  while (index < normalized.length) {
+    let node = phraseTrie.children.get(normalized.charCodeAt(index));
+    let matchEnd = -1;
+    let matchCanonical = '';
+    let end = index + 1;
+    while (node !== undefined) {
+      if (node.canonical !== undefined && atWordBoundaries(normalized, index, end)) {
+        matchEnd = end;
+        matchCanonical = node.canonical;
+      }
+      node = end < normalized.length ? node.children.get(normalized.charCodeAt(end)) : undefined;
+      end += 1;
+    }
+    if (matchEnd === -1) {
+      index += 1;
+      continue;
+    }
+    output += normalized.slice(copiedUpTo, index) + matchCanonical;
+    copiedUpTo = matchEnd;
+    index = matchEnd;
+  }
+  return copiedUpTo === 0 ? normalized : output + normalized.slice(copiedUpTo);
+}
+
+/** ASCII-edged phrases must not start or end inside an ASCII word (return ≠ returnable). */
+function atWordBoundaries(text: string, start: number, end: number): boolean {
+  if (isAsciiWordUnit(text.charCodeAt(start)) && isAsciiWordUnit(text.charCodeAt(start - 1))) return false;
+  return !(isAsciiWordUnit(text.charCodeAt(end - 1)) && isAsciiWordUnit(text.charCodeAt(end)));
+}
+
+/** a–z or 0–9 (NaN, outside the text, is neither). */
+function isAsciiWordUnit(unit: number): boolean {
+  return (unit >= 97 && unit <= 122) || (unit >= 48 && unit <= 57);
+}
+
+const PUNCTUATION_OR_SYMBOL = /[\p{P}\p{S}]/u;
+const WHITESPACE = /\s/u;
+
+/**
+ * Character n-grams (code points, lengths `minN`…`maxN`) of {@link canonicalText}. Punctuation ends a
+ * run (no n-gram spans 。 or ,); whitespace is dropped and the characters on both sides join, except
+ * between two ASCII letters or digits (English words stay apart). A hyphen or underscore inside a code
+ * (ns-x2-blk-m) is kept inside the run, so s-x and 2-b tell codes apart, but no n-gram starts or ends
+ * with one. N-grams come in text order, shorter first at each position; duplicates are kept.
+ */
+export function characterNgrams(text: string, minN = 1, maxN = 3): string[] {
+  if (!Number.isInteger(minN) || !Number.isInteger(maxN) || minN < 1 || maxN < minN) {
+    throw new RangeError(`characterNgrams needs integers 1 <= minN <= maxN, got ${minN} and ${maxN}`);
+  }
+  const grams: string[] = [];
+  for (const run of characterRuns(canonicalText(text))) {
+    for (let start = 0; start < run.length; start += 1) {
+      if (isJoiner(run[start])) continue;
+      let gram = '';
+      for (let size = 1; size <= maxN && start + size <= run.length; size += 1) {
+        const last = run[start + size - 1] ?? '';
+        gram += last;
+        if (size >= minN && !isJoiner(last)) grams.push(gram);
+      }
+    }
+  }
+  return grams;
+}
+
+/** The hyphen or underscore inside a code: part of a run, but no n-gram starts or ends with one. */
+function isJoiner(character: string | undefined): boolean {
+  return character === '-' || character === '_';
+}
+
+function characterRuns(text: string): string[][] {
+  const characters = [...text];
+  const runs: string[][] = [];
+  let current: string[] = [];
+  const flush = () => {
+    if (current.length > 0) runs.push(current);
+    current = [];
+  };
+  for (let index = 0; index < characters.length; index += 1) {
+    const character = characters[index] ?? '';
+    const previous = current.at(-1) ?? '';
+    const next = characters[index + 1] ?? '';
+    if (WHITESPACE.test(character)) {
+      if (ASCII_WORD_CHARACTER.test(previous) && ASCII_WORD_CHARACTER.test(next)) flush();
+      continue;
+    }
+    const joinsCode =
+      (character === '-' || character === '_') &&
+      ASCII_WORD_CHARACTER.test(previous) &&
+      ASCII_WORD_CHARACTER.test(next);
+    if (PUNCTUATION_OR_SYMBOL.test(character) && !joinsCode) {
+      flush();
+      continue;
+    }
+    current.push(character);
+  }
+  flush();
+  return runs;
+}
