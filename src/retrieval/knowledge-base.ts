@@ -190,23 +190,29 @@ export class KnowledgeBase {
 }
 
 async function buildIndex(options: KnowledgeBaseOptions): Promise<LoadedIndex> {
+  const { embedder } = options;
   const [chunks, documentList] = await Promise.all([
-    options.store.loadChunks(),
+    options.store.loadChunks(embedder ? { embeddingModel: embedder.model } : {}),
     options.store.listDocuments(),
   ]);
   const documents = new Map(documentList.map((document) => [document.docId, document]));
-  const { embedder } = options;
   let vectors: VectorIndex | undefined;
   if (embedder) {
     const own = chunks.map((chunk) => (chunk.embeddingModel === embedder.model ? chunk.embedding : null));
     const dimensions = own.find((vector) => vector !== null)?.length ?? embedder.dimensions;
     if (own.some((vector) => vector !== null)) vectors = new VectorIndex(own, dimensions);
+    // The index holds its own normalised copy; a second one per chunk would double the memory.
+    for (const chunk of chunks) chunk.embedding = null;
   }
   return {
     chunks,
     documents,
-    words: new InvertedIndex(chunks.map((chunk) => analyze(contextualText(chunk)))),
-    ngrams: new InvertedIndex(chunks.map((chunk) => characterNgrams(contextualText(chunk)))),
+    words: new InvertedIndex(chunks.length, (position) =>
+      analyze(contextualText(chunks[position] as StoredChunk)),
+    ),
+    ngrams: new InvertedIndex(chunks.length, (position) =>
+      characterNgrams(contextualText(chunks[position] as StoredChunk)),
+    ),
     identifiers: new IdentifierIndex(chunks.map((chunk) => chunk.indexText)),
     vectors,
   };

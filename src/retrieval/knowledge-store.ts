@@ -49,6 +49,10 @@ export interface KnowledgeStore {
   chunkIdsOf(docId: string): Promise<Map<string, string | null>>;
   /** Apply a change set atomically: a failure leaves the store as it was. */
   apply(changes: KnowledgeChangeSet): Promise<void>;
-  /** Every chunk, documents in id order and clauses in order, for building the search indexes. */
-  loadChunks(): Promise<StoredChunk[]>;
+  /**
+   * Every chunk, documents in id order and clauses in order, for building the search indexes.
+   * Vectors are loaded only for `embeddingModel` (others come back null): at 100,000 chunks they are
+   * the largest part of the store, and the lexical lanes need none.
+   */
+  loadChunks(options?: { embeddingModel?: string }): Promise<StoredChunk[]>;
 }

@@ -126,10 +126,14 @@ export class SqliteKnowledgeStore implements KnowledgeStore {
     })();
   }
 
-  async loadChunks(): Promise<StoredChunk[]> {
+  async loadChunks(options: { embeddingModel?: string } = {}): Promise<StoredChunk[]> {
     const rows = this.#database
-      .prepare('SELECT * FROM kb_chunks ORDER BY doc_id, clause, chunk_id')
-      .all() as ChunkRow[];
+      .prepare(
+        `SELECT chunk_id, doc_id, heading_path, text, index_text, line, clause, embedding_model,
+           CASE WHEN embedding_model = ? THEN embedding END AS embedding
+         FROM kb_chunks ORDER BY doc_id, clause, chunk_id`,
+      )
+      .all(options.embeddingModel ?? null) as ChunkRow[];
     return rows.map((row, ordinal) => ({
       chunkId: row.chunk_id,
       docId: row.doc_id,

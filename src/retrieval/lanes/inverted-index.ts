@@ -1,85 +1,140 @@
 import { type LaneHit, selectTop } from './select-top.ts';
 
-interface Postings {
-  chunks: Int32Array;
-  frequencies: Float32Array;
-}
-
 /**
  * Term → (chunk, frequency) postings over a fixed set of chunks, with the two lexical scorings the
- * search uses: BM25 (the word lane) and tf-idf cosine (the character n-gram lane). Built once from
- * the store; a query touches only the postings of its own terms.
+ * search uses: BM25 (the word lane) and tf-idf cosine (the character n-gram lane).
+ *
+ * Built for 100,000+ chunks on a small machine: terms get integer ids and the postings live in three
+ * flat typed arrays (compressed sparse rows: `offsets[term]` … `offsets[term + 1]`), not in a map of
+ * JavaScript arrays, and a query accumulates into one reused dense score array, touching only the
+ * postings of its own terms.
  */
 export class InvertedIndex {
-  readonly #postings = new Map<string, Postings>();
+  readonly size: number;
+  readonly #termIds = new Map<string, number>();
+  readonly #offsets: Int32Array;
+  readonly #postingChunks: Int32Array;
+  readonly #postingFrequencies: Uint16Array;
   readonly #lengths: Float32Array;
   readonly #norms: Float32Array;
   readonly #averageLength: number;
-  readonly size: number;
+  /** Scratch space for one query at a time (searches are synchronous, so never shared). */
+  readonly #scores: Float64Array;
+  readonly #touched: Int32Array;
 
-  constructor(termLists: readonly (readonly string[])[]) {
-    this.size = termLists.length;
-    this.#lengths = new Float32Array(this.size);
-    const building = new Map<string, { chunks: number[]; frequencies: number[] }>();
+  /** `termsOf(chunk)` is called once per chunk, in order; its array is not kept. */
+  constructor(size: number, termsOf: (chunk: number) => readonly string[]) {
+    this.size = size;
+    this.#lengths = new Float32Array(size);
+    // First pass: (term id, chunk, frequency) triples in growable typed arrays.
+    let capacity = 1 << 16;
+    let tripleTerms = new Int32Array(capacity);
+    let tripleChunks = new Int32Array(capacity);
+    let tripleFrequencies = new Uint16Array(capacity);
+    let count = 0;
     let totalLength = 0;
-    termLists.forEach((terms, chunk) => {
+    const counts = new Map<string, number>();
+    for (let chunk = 0; chunk < size; chunk += 1) {
+      const terms = termsOf(chunk);
       this.#lengths[chunk] = terms.length;
       totalLength += terms.length;
-      const counts = new Map<string, number>();
+      counts.clear();
       for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
-      for (const [term, count] of counts) {
-        let entry = building.get(term);
-        if (entry === undefined) {
-          entry = { chunks: [], frequencies: [] };
-          building.set(term, entry);
+      for (const [term, frequency] of counts) {
+        let id = this.#termIds.get(term);
+        if (id === undefined) {
+          id = this.#termIds.size;
+          this.#termIds.set(term, id);
         }
-        entry.chunks.push(chunk);
-        entry.frequencies.push(count);
-      }
-    });
-    this.#averageLength = this.size === 0 ? 0 : totalLength / this.size;
-    this.#norms = new Float32Array(this.size);
-    for (const [term, entry] of building) {
-      const postings = {
-        chunks: Int32Array.from(entry.chunks),
-        frequencies: Float32Array.from(entry.frequencies),
-      };
-      this.#postings.set(term, postings);
-      const idf = this.#idf(postings.chunks.length);
-      for (let position = 0; position < postings.chunks.length; position += 1) {
-        const weight = (1 + Math.log(postings.frequencies[position] ?? 1)) * idf;
-        const chunk = postings.chunks[position] ?? 0;
-        this.#norms[chunk] = (this.#norms[chunk] ?? 0) + weight * weight;
+        if (count === capacity) {
+          capacity *= 2;
+          tripleTerms = grow(tripleTerms, capacity);
+          tripleChunks = grow(tripleChunks, capacity);
+          tripleFrequencies = grow(tripleFrequencies, capacity);
+        }
+        tripleTerms[count] = id;
+        tripleChunks[count] = chunk;
+        tripleFrequencies[count] = Math.min(frequency, 0xffff);
+        count += 1;
       }
     }
-    for (let chunk = 0; chunk < this.size; chunk += 1)
-      this.#norms[chunk] = Math.sqrt(this.#norms[chunk] ?? 0);
+    this.#averageLength = size === 0 ? 0 : totalLength / size;
+    // Second pass: a counting sort by term id. Chunks were visited in order, so each term's
+    // postings come out sorted by chunk.
+    const termCount = this.#termIds.size;
+    this.#offsets = new Int32Array(termCount + 1);
+    const offsets = this.#offsets;
+    for (let index = 0; index < count; index += 1) {
+      const slot = (tripleTerms[index] as number) + 1;
+      offsets[slot] = (offsets[slot] as number) + 1;
+    }
+    for (let term = 0; term < termCount; term += 1) {
+      offsets[term + 1] = (offsets[term + 1] as number) + (offsets[term] as number);
+    }
+    const cursor = this.#offsets.slice(0, termCount);
+    this.#postingChunks = new Int32Array(count);
+    this.#postingFrequencies = new Uint16Array(count);
+    for (let index = 0; index < count; index += 1) {
+      const term = tripleTerms[index] as number;
+      const position = cursor[term] as number;
+      cursor[term] = position + 1;
+      this.#postingChunks[position] = tripleChunks[index] as number;
+      this.#postingFrequencies[position] = tripleFrequencies[index] as number;
+    }
+    this.#norms = new Float32Array(size);
+    for (let term = 0; term < termCount; term += 1) {
+      const start = this.#offsets[term] as number;
+      const end = this.#offsets[term + 1] as number;
+      const idf = this.#idf(end - start);
+      for (let position = start; position < end; position += 1) {
+        const weight = sublinear(this.#postingFrequencies[position] as number) * idf;
+        const chunk = this.#postingChunks[position] as number;
+        this.#norms[chunk] = (this.#norms[chunk] as number) + weight * weight;
+      }
+    }
+    for (let chunk = 0; chunk < size; chunk += 1)
+      this.#norms[chunk] = Math.sqrt(this.#norms[chunk] as number);
+    this.#scores = new Float64Array(size);
+    this.#touched = new Int32Array(size);
   }
 
   /** How many chunks contain `term`. */
   documentFrequency(term: string): number {
-    return this.#postings.get(term)?.chunks.length ?? 0;
+    const id = this.#termIds.get(term);
+    return id === undefined ? 0 : (this.#offsets[id + 1] as number) - (this.#offsets[id] as number);
+  }
+
+  get termCount(): number {
+    return this.#termIds.size;
+  }
+
+  get postingCount(): number {
+    return this.#postingChunks.length;
   }
 
   /** Okapi BM25 (k1 = 1.2, b = 0.75) with the non-negative idf of Lucene. */
   bm25(queryTerms: readonly string[], limit: number, allowed?: (chunk: number) => boolean): LaneHit[] {
     const k1 = 1.2;
     const b = 0.75;
-    const scores = new Map<number, number>();
+    const averageLength = this.#averageLength || 1;
+    let touchedCount = 0;
     for (const term of new Set(queryTerms)) {
-      const postings = this.#postings.get(term);
-      if (postings === undefined) continue;
-      const idf = Math.log(1 + (this.size - postings.chunks.length + 0.5) / (postings.chunks.length + 0.5));
-      for (let position = 0; position < postings.chunks.length; position += 1) {
-        const chunk = postings.chunks[position] ?? 0;
-        const frequency = postings.frequencies[position] ?? 0;
-        const length = this.#lengths[chunk] ?? 0;
-        const saturation =
-          (frequency * (k1 + 1)) / (frequency + k1 * (1 - b + (b * length) / (this.#averageLength || 1)));
-        scores.set(chunk, (scores.get(chunk) ?? 0) + idf * saturation);
+      const id = this.#termIds.get(term);
+      if (id === undefined) continue;
+      const start = this.#offsets[id] as number;
+      const end = this.#offsets[id + 1] as number;
+      const frequencyOfTerm = end - start;
+      const idf = Math.log(1 + (this.size - frequencyOfTerm + 0.5) / (frequencyOfTerm + 0.5));
+      for (let position = start; position < end; position += 1) {
+        const chunk = this.#postingChunks[position] as number;
+        const frequency = this.#postingFrequencies[position] as number;
+        const length = this.#lengths[chunk] as number;
+        const saturation = (frequency * (k1 + 1)) / (frequency + k1 * (1 - b + (b * length) / averageLength));
+        if (this.#scores[chunk] === 0) this.#touched[touchedCount++] = chunk;
+        this.#scores[chunk] = (this.#scores[chunk] as number) + idf * saturation;
       }
     }
-    return selectTop(filterCandidates(scores.keys(), allowed), (chunk) => scores.get(chunk) ?? 0, limit);
+    return this.#collect(touchedCount, limit, allowed, (chunk) => this.#scores[chunk] as number);
   }
 
   /**
@@ -90,30 +145,50 @@ export class InvertedIndex {
   cosine(queryTerms: readonly string[], limit: number, allowed?: (chunk: number) => boolean): LaneHit[] {
     const queryCounts = new Map<string, number>();
     for (const term of queryTerms) queryCounts.set(term, (queryCounts.get(term) ?? 0) + 1);
-    const dots = new Map<number, number>();
     let queryNorm = 0;
+    let touchedCount = 0;
     for (const [term, count] of queryCounts) {
-      const postings = this.#postings.get(term);
-      if (postings === undefined) continue;
-      const idf = this.#idf(postings.chunks.length);
-      const queryWeight = (1 + Math.log(count)) * idf;
-      queryNorm += queryWeight * queryWeight;
-      for (let position = 0; position < postings.chunks.length; position += 1) {
-        const chunk = postings.chunks[position] ?? 0;
-        const weight = (1 + Math.log(postings.frequencies[position] ?? 1)) * idf;
-        dots.set(chunk, (dots.get(chunk) ?? 0) + queryWeight * weight);
-      }
-    }
-    // Terms no chunk contains still make the question longer: they count against every match.
-    for (const [term, count] of queryCounts) {
-      if (!this.#postings.has(term)) {
+      const id = this.#termIds.get(term);
+      if (id === undefined) {
+        // Terms no chunk contains still make the question longer: they count against every match.
         const unseen = (1 + Math.log(count)) * this.#idf(0);
         queryNorm += unseen * unseen;
+        continue;
+      }
+      const start = this.#offsets[id] as number;
+      const end = this.#offsets[id + 1] as number;
+      const idf = this.#idf(end - start);
+      const queryWeight = (1 + Math.log(count)) * idf;
+      queryNorm += queryWeight * queryWeight;
+      const scale = queryWeight * idf;
+      for (let position = start; position < end; position += 1) {
+        const chunk = this.#postingChunks[position] as number;
+        if (this.#scores[chunk] === 0) this.#touched[touchedCount++] = chunk;
+        this.#scores[chunk] =
+          (this.#scores[chunk] as number) + scale * sublinear(this.#postingFrequencies[position] as number);
       }
     }
     const denominator = Math.sqrt(queryNorm);
-    const scoreOf = (chunk: number) => (dots.get(chunk) ?? 0) / (denominator * (this.#norms[chunk] || 1));
-    return selectTop(filterCandidates(dots.keys(), allowed), scoreOf, limit);
+    return this.#collect(
+      touchedCount,
+      limit,
+      allowed,
+      (chunk) => (this.#scores[chunk] as number) / (denominator * ((this.#norms[chunk] as number) || 1)),
+    );
+  }
+
+  /** Select the best touched chunks, then clear the scratch scores for the next query. */
+  #collect(
+    touchedCount: number,
+    limit: number,
+    allowed: ((chunk: number) => boolean) | undefined,
+    scoreOf: (chunk: number) => number,
+  ): LaneHit[] {
+    const touched = this.#touched.subarray(0, touchedCount);
+    const candidates = allowed === undefined ? touched : touched.filter((chunk) => allowed(chunk));
+    const hits = selectTop(candidates, scoreOf, limit);
+    for (const chunk of touched) this.#scores[chunk] = 0;
+    return hits;
   }
 
   #idf(documentFrequency: number): number {
@@ -121,9 +196,17 @@ export class InvertedIndex {
   }
 }
 
-function* filterCandidates(
-  candidates: Iterable<number>,
-  allowed?: (chunk: number) => boolean,
-): Iterable<number> {
-  for (const candidate of candidates) if (allowed === undefined || allowed(candidate)) yield candidate;
+/** 1 + ln(tf), from a table for the small frequencies that are nearly all of them. */
+const SUBLINEAR = Float64Array.from({ length: 256 }, (_, frequency) =>
+  frequency === 0 ? 0 : 1 + Math.log(frequency),
+);
+
+function sublinear(frequency: number): number {
+  return frequency < 256 ? (SUBLINEAR[frequency] as number) : 1 + Math.log(frequency);
+}
+
+function grow<T extends Int32Array | Uint16Array>(array: T, capacity: number): T {
+  const larger = new (array.constructor as new (length: number) => T)(capacity);
+  larger.set(array);
+  return larger;
 }

@@ -32,7 +32,17 @@ export function selectTop(
     }
   };
   for (const index of candidates) {
-    const hit = { index, score: scoreOf(index) };
+    const score = scoreOf(index);
+    // Most candidates lose to the heap's worst entry: reject them before allocating anything.
+    const root = heap[0];
+    if (
+      heap.length === limit &&
+      root !== undefined &&
+      (score < root.score || (score === root.score && index > root.index))
+    ) {
+      continue;
+    }
+    const hit = { index, score };
     if (heap.length < limit) {
       heap.push(hit);
       let position = heap.length - 1;

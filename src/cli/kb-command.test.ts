@@ -1,0 +1,92 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+/** The real command, as a newcomer runs it: `runstream kb …` in a child process. */
+const run = promisify(execFile);
+const BIN = new URL('../../bin/runstream.mjs', import.meta.url).pathname;
+const KNOWLEDGE = new URL('../domains/novashop/knowledge', import.meta.url).pathname;
+let directory: string;
+let database: string;
+
+async function runstream(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [BIN, ...args, '--db', database], {
+      timeout: 60_000,
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: failed.code ?? -1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
+  }
+}
+
+beforeAll(() => {
+  directory = mkdtempSync(join(tmpdir(), 'runstream-cli-'));
+  database = join(directory, 'runstream.db');
+});
+
+afterAll(() => rmSync(directory, { recursive: true, force: true }));
+
+describe('runstream kb', () => {
+  it('ingests the demo knowledge, then finds nothing new on a second run', async () => {
+    const first = await runstream('kb', 'ingest', KNOWLEDGE);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(/documents: 16 added, 0 changed, 0 unchanged, 0 removed/);
+    const second = await runstream('kb', 'ingest', KNOWLEDGE);
+    expect(second.stdout).toMatch(/documents: 0 added, 0 changed, 16 unchanged, 0 removed/);
+    expect(second.stdout).toMatch(/chunks: +0 added/);
+  });
+
+  it('searches for people and, with --json, one object per line, best first', async () => {
+    const human = await runstream('kb', 'search', '这双鞋七天内能退吗？', '--top-k', '3');
+    expect(human.code).toBe(0);
+    expect(human.stdout).toMatch(/^1\. .*7 个自然日/m);
+    expect(human.stdout).toMatch(/\(src\/domains\/novashop\/knowledge\/[a-z/-]+\.(md|json)#L\d+\)/);
+    const json = await runstream('kb', 'search', 'NS-X2-BLK-M 什么时候发货', '--json', '--top-k', '4');
+    const lines = json.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(lines).toHaveLength(4);
+    expect(Object.keys(lines[0]).sort()).toEqual(
+      ['chunkId', 'docId', 'headingPath', 'lanes', 'lowEvidence', 'score', 'source', 'text', 'title'].sort(),
+    );
+    expect(lines[0].text).toContain('NS-X2-BLK-M');
+  });
+
+  it('evaluates a queries file and prints the metrics by type', async () => {
+    const queries = join(directory, 'queries.jsonl');
+    writeFileSync(
+      queries,
+      '{"id":"a","query":"这双鞋七天内能退吗？","gold":["7 个自然日内"],"type":"colloquial"}\n{"id":"b","query":"NS-X2-BLK-M","gold":["NS-X2-BLK-M"],"type":"exact_id"}\n',
+    );
+    const report = await runstream('kb', 'eval', queries);
+    expect(report.code).toBe(0);
+    expect(report.stdout).toMatch(/colloquial\s+1\s+1\.000\s+1\.000\s+1\.000/);
+    expect(report.stdout).toMatch(/overall\s+2\s+1\.000/);
+  });
+
+  it('refuses bad input with a clear message and a non-zero exit, leaving the index as it was', async () => {
+    const legacy = join(directory, 'legacy.txt');
+    writeFileSync(legacy, Buffer.from([0xcd, 0xcb, 0xbb, 0xf5]));
+    const cases = [
+      [['kb', 'ingest', join(directory, 'missing')], 1, /missing: no such file or folder/],
+      [['kb', 'ingest', legacy], 1, /legacy\.txt: not UTF-8/],
+      [['kb', 'search', '   '], 2, /needs a query/],
+      [['kb', 'eval', join(directory, 'nope.jsonl')], 1, /no such file/],
+      [['kb', 'search', 'x', '--top-k', 'ten'], 2, /--top-k must be an integer/],
+      [['kb', 'frobnicate'], 2, /unknown kb subcommand/],
+    ] as const;
+    for (const [args, code, message] of cases) {
+      const result = await runstream(...args);
+      expect(result.code, args.join(' ')).toBe(code);
+      expect(result.stderr).toMatch(message);
+    }
+    const stats = await runstream('kb', 'stats');
+    expect(stats.stdout).toMatch(/16 documents/);
+  });
+});
