@@ -18,7 +18,7 @@ const ALLOWED_IMPORTS: Record<string, readonly string[]> = {
   runtime: ['protocol', 'models', 'retrieval', 'store', 'bus'],
   client: ['protocol'],
   server: ['protocol', 'runtime', 'models', 'retrieval', 'store', 'bus', 'domains'],
-  domains: ['protocol', 'runtime'],
+  domains: ['protocol', 'runtime', 'models', 'retrieval'],
   cli: ['protocol', 'client', 'server', 'runtime', 'models', 'retrieval', 'store', 'bus', 'domains'],
   web: ['protocol', 'client'],
 };
