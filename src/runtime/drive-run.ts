@@ -1,0 +1,42 @@
+import { type AgentOutcome, closeOpenBlocks } from './agent-loop.ts';
+import { RunCancelled } from './run-cancelled.ts';
+import type { RunLog } from './run-log.ts';
+
+export type RunOutcome = AgentOutcome | { status: 'cancelled'; reason: string };
+
+/**
+ * Drive one stretch of a run (its start, or its continuation after a decision) and write its ending:
+ * `run.finished` with the right status, or nothing when it paused. A stop (the signal aborted with
+ * `RunCancelled`) keeps the partial blocks, closed as cancelled; any other abort (a shutdown) marks
+ * the run interrupted. Never throws: every ending is an event.
+ */
+export async function driveRun(
+  log: RunLog,
+  signal: AbortSignal,
+  work: () => Promise<AgentOutcome>,
+): Promise<RunOutcome> {
+  try {
+    const outcome = await work();
+    if (outcome.status === 'completed') log.append({ type: 'run.finished', status: 'completed' });
+    if (outcome.status === 'failed')
+      log.append({ type: 'run.finished', status: 'failed', error: outcome.error });
+    return outcome;
+  } catch (error) {
+    if (signal.aborted) {
+      const reason = signal.reason instanceof RunCancelled ? signal.reason.reason : 'server_shutdown';
+      const status = signal.reason instanceof RunCancelled ? 'cancelled' : 'interrupted';
+      closeOpenBlocks(log, status);
+      if (!log.finished) log.append({ type: 'run.finished', status, reason });
+      return { status: 'cancelled', reason };
+    }
+    // A bug in the loop itself: still end the run visibly rather than leave it running forever.
+    closeOpenBlocks(log, 'interrupted');
+    const message = error instanceof Error ? error.message : String(error);
+    const blockId = `blk_error_${log.lastSeq + 1}`;
+    log.append({ type: 'block.started', blockId, kind: 'error' });
+    log.append({ type: 'block.delta', blockId, text: `本轮运行出错，已中断：${message}` });
+    log.append({ type: 'block.ended', blockId, endedAt: Date.now(), durationMs: 0, status: 'done' });
+    log.append({ type: 'run.finished', status: 'failed', error: { code: 'runtime_error', message } });
+    return { status: 'failed', error: { code: 'runtime_error', message } };
+  }
+}

@@ -1,0 +1,10 @@
+/**
+ * The agent runtime: the loop, runs and their event logs, tools and skills. No HTTP, no SQL: it
+ * writes protocol events and calls interfaces (`ChatModel`, `Tool`, `RunStore` through its callers).
+ */
+export * from './agent-loop.ts';
+export * from './drive-run.ts';
+export * from './run-cancelled.ts';
+export * from './run-log.ts';
+export * from './skill.ts';
+export * from './tool.ts';
