@@ -8,23 +8,39 @@ import { describe, expect, it } from 'vitest';
  */
 const SOURCE_ROOT = new URL('.', import.meta.url).pathname;
 
-/** Each top-level folder of src/ and the folders it may import from (besides itself). */
+/**
+ * Each top-level folder of src/ and the folders it may import from (besides itself). `shared` is the
+ * lowest layer: small browser-safe helpers (sleep, backoff, Retry-After, server error messages) that
+ * every other layer may import and that import nothing else from src/.
+ */
 const ALLOWED_IMPORTS: Record<string, readonly string[]> = {
-  protocol: [],
-  models: ['protocol'],
-  retrieval: ['protocol'],
-  store: ['protocol'],
-  bus: ['protocol'],
-  runtime: ['protocol', 'models', 'retrieval', 'store', 'bus'],
-  client: ['protocol'],
-  server: ['protocol', 'runtime', 'models', 'retrieval', 'store', 'bus', 'domains'],
-  domains: ['protocol', 'runtime', 'models', 'retrieval'],
-  cli: ['protocol', 'client', 'server', 'runtime', 'models', 'retrieval', 'store', 'bus', 'domains'],
-  web: ['protocol', 'client'],
+  shared: [],
+  protocol: ['shared'],
+  models: ['shared', 'protocol'],
+  retrieval: ['shared', 'protocol'],
+  store: ['shared', 'protocol'],
+  bus: ['shared', 'protocol'],
+  runtime: ['shared', 'protocol', 'models', 'retrieval', 'store', 'bus'],
+  client: ['shared', 'protocol'],
+  server: ['shared', 'protocol', 'runtime', 'models', 'retrieval', 'store', 'bus', 'domains'],
+  domains: ['shared', 'protocol', 'runtime', 'models', 'retrieval'],
+  cli: [
+    'shared',
+    'protocol',
+    'client',
+    'server',
+    'runtime',
+    'models',
+    'retrieval',
+    'store',
+    'bus',
+    'domains',
+  ],
+  web: ['shared', 'protocol', 'client'],
 };
 
 /** Layers whose production code must run in a browser unchanged. */
-const BROWSER_LAYERS = new Set(['protocol', 'client', 'web']);
+const BROWSER_LAYERS = new Set(['shared', 'protocol', 'client', 'web']);
 
 function sourceFiles(directory: string): string[] {
   return readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
@@ -89,7 +105,10 @@ describe('layering', () => {
     expect(violations).toEqual([]);
   });
 
-  it('actually scans the protocol and client layers', () => {
+  it('actually scans the shared, protocol and client layers', () => {
+    expect(files.filter((file) => file.layer === 'shared' && !isTestCode(file.path)).length).toBeGreaterThan(
+      3,
+    );
     expect(
       files.filter((file) => file.layer === 'protocol' && !isTestCode(file.path)).length,
     ).toBeGreaterThan(5);

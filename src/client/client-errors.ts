@@ -1,4 +1,8 @@
 import { WireErrorBodySchema } from '../protocol/index.ts';
+import { parseRetryAfter } from '../shared/index.ts';
+
+/** Part of the client's public API; the parser itself lives in `src/shared/`. */
+export { parseRetryAfter };
 
 /**
  * Typed client errors. Every error has a string `code` to branch on. HTTP statuses are always
@@ -102,16 +106,6 @@ export class StreamInterruptedError extends RunstreamError {
 /** Whether a following read may try again after this error (used between reconnect attempts). */
 export function isRetryableHttpError(error: HttpError): boolean {
   return error.status === 408 || error.status === 429 || error.status >= 500;
-}
-
-/** Parse `Retry-After` (delta-seconds or an HTTP date) into milliseconds from `now`. */
-export function parseRetryAfter(value: string | null, now: number = Date.now()): number | undefined {
-  if (value === null) return undefined;
-  const trimmed = value.trim();
-  if (/^[0-9]+$/.test(trimmed)) return Number.parseInt(trimmed, 10) * 1000;
-  const date = Date.parse(trimmed);
-  if (Number.isNaN(date)) return undefined;
-  return Math.max(0, date - now);
 }
 
 /** Build the typed error for a non-success response, reading the server's `{"error": {...}}` body. */

@@ -1,4 +1,4 @@
-import { isHttpUrl } from './http-helpers.ts';
+import { isHttpUrl } from '../shared/index.ts';
 import { OpenAiChatModel, type OpenAiChatModelOptions } from './openai-chat-model.ts';
 
 const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';

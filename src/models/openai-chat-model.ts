@@ -1,16 +1,17 @@
 import { ProtocolError, SseDecoderStream, type SseMessage } from '../protocol/index.ts';
-import { type ChatModel, type ChatRequest, type ChatStreamPart, ModelError } from './chat-model.ts';
 import {
-  classifyStatus,
+  backoffDelay,
   describeCause,
   errorObjectMessage,
   isHttpUrl,
   isRecord,
-  retryAfterOf,
+  retryAfterFromHeaders,
   serverMessage,
   sleep,
   truncate,
-} from './http-helpers.ts';
+} from '../shared/index.ts';
+import { type ChatModel, type ChatRequest, type ChatStreamPart, ModelError } from './chat-model.ts';
+import { classifyStatus } from './http-helpers.ts';
 import { OpenAiChunkParser } from './openai-chunk-parser.ts';
 import { buildRequestBody, type ReasoningField } from './openai-request-body.ts';
 
@@ -272,7 +273,8 @@ export class OpenAiChatModel implements ChatModel {
       `POST ${this.#describeEndpoint()} answered ${status}: ${serverMessage(text)}${hint}`,
       { status: response.status, retryable },
     );
-    const retryAfterMs = retryAfterOf(response.headers);
+    // Some providers send fractional seconds (`Retry-After: 1.5`); this adapter has always taken them.
+    const retryAfterMs = retryAfterFromHeaders(response.headers, { fractionalSeconds: true });
     if (retryAfterMs !== undefined) retryAfterByError.set(error, retryAfterMs);
     return error;
   }
@@ -305,8 +307,13 @@ export class OpenAiChatModel implements ChatModel {
 
   /** Exponential backoff with full jitter on top of `Retry-After`: spreads clients throttled together. */
   #retryDelay(attempt: number, retryAfterMs: number | undefined): number {
-    const ceiling = Math.min(this.#maxDelayMs, this.#initialDelayMs * 2 ** (attempt - 1));
-    return Math.min(this.#maxDelayMs, (retryAfterMs ?? 0) + Math.floor(this.#random() * ceiling));
+    return backoffDelay({
+      attempt,
+      baseMs: this.#initialDelayMs,
+      capMs: this.#maxDelayMs,
+      random: this.#random,
+      floorMs: retryAfterMs,
+    });
   }
 
   /** The endpoint as shown in messages: without credentials or a query a base URL might carry. */

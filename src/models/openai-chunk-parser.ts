@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import { errorObjectMessage, isRecord, truncate } from '../shared/index.ts';
 import { type ChatStreamPart, type FinishReason, ModelError, type TokenUsage } from './chat-model.ts';
-import { classifyStatus, errorObjectMessage, isRecord, truncate } from './http-helpers.ts';
+import { classifyStatus } from './http-helpers.ts';
 
 /**
  * The parts of a `chat.completion.chunk` this adapter reads. Every field is optional and nullable:

@@ -1,6 +1,6 @@
+import { sleep } from '../shared/index.ts';
 import type { ChatMessage, ChatModel, ChatRequest, ChatStreamPart, FinishReason } from './chat-model.ts';
 import { ModelError } from './chat-model.ts';
-import { sleep } from './http-helpers.ts';
 
 /** One scripted turn with its failure and pacing; a plain part array is a turn without either. */
 export interface ScriptedTurn {

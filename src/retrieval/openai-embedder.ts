@@ -1,4 +1,13 @@
 import { z } from 'zod';
+import {
+  backoffDelay,
+  describeCause,
+  isHttpUrl,
+  retryAfterFromHeaders,
+  serverMessage,
+  sleep,
+  truncate,
+} from '../shared/index.ts';
 import type { Embedder } from './embedder.ts';
 import { RetrievalError } from './retrieval-error.ts';
 
@@ -40,8 +49,6 @@ const DEFAULT_MAX_RETRIES = 4;
 const DEFAULT_INITIAL_DELAY_MS = 500;
 const DEFAULT_MAX_DELAY_MS = 30_000;
 const DEFAULT_TIMEOUT_MS = 60_000;
-/** Enough of a server's error text to explain it, without pasting a whole HTML error page. */
-const MAX_SERVER_MESSAGE_LENGTH = 300;
 
 /** The part of OpenAI's `POST /embeddings` answer this adapter reads; other fields are ignored. */
 const EmbeddingResponseSchema = z.object({
@@ -182,7 +189,7 @@ export class OpenAiCompatibleEmbedder implements Embedder {
     const status = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
     const description = `${status}: ${serverMessage(text)}`;
     if (!isRetryableStatus(response.status)) return { kind: 'failure', description, retryable: false };
-    const retryAfterMs = retryAfterOf(response.headers);
+    const retryAfterMs = retryAfterFromHeaders(response.headers);
     if (retryAfterMs !== undefined && retryAfterMs > this.#maxDelayMs) {
       const wait = `the server asked to wait ${Math.ceil(retryAfterMs / 1000)} s, more than the ${this.#maxDelayMs} ms allowed`;
       return { kind: 'failure', description: `${description} (${wait})`, retryable: false };
@@ -200,8 +207,16 @@ export class OpenAiCompatibleEmbedder implements Embedder {
    * many clients throttled at the same moment instead of sending them back together.
    */
   #retryDelay(attempt: number, retryAfterMs: number | undefined): number {
-    const ceiling = Math.min(this.#maxDelayMs, this.#initialDelayMs * 2 ** (attempt - 1));
-    return (retryAfterMs ?? 0) + Math.floor(this.#random() * ceiling);
+    return backoffDelay({
+      attempt,
+      baseMs: this.#initialDelayMs,
+      capMs: this.#maxDelayMs,
+      random: this.#random,
+      floorMs: retryAfterMs,
+      // `maxDelayMs` bounds the jitter and the Retry-After accepted (#attempt refuses a longer one),
+      // not their sum: the whole jitter stays above the server's wait.
+      capTotal: false,
+    });
   }
 
   #readVectors(body: unknown, expectedCount: number, firstIndex: number): Float32Array[] {
@@ -336,69 +351,8 @@ function readPositiveInteger(read: (name: string) => string | undefined, name: s
   return Number(value);
 }
 
-/** `localhost:11434/v1` parses as a URL with the scheme `localhost:`; only http(s) can be fetched. */
-function isHttpUrl(text: string): boolean {
-  if (!URL.canParse(text)) return false;
-  const { protocol } = new URL(text);
-  return protocol === 'http:' || protocol === 'https:';
-}
-
 function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 429 || status >= 500;
-}
-
-/** `retry-after-ms` (sent by OpenAI), else `Retry-After` in seconds or as an HTTP date. */
-function retryAfterOf(headers: Headers): number | undefined {
-  const milliseconds = headers.get('retry-after-ms')?.trim();
-  if (milliseconds !== undefined && /^\d+(\.\d+)?$/.test(milliseconds)) return Number(milliseconds);
-  const value = headers.get('retry-after')?.trim();
-  if (value === undefined) return undefined;
-  if (/^\d+$/.test(value)) return Number(value) * 1000;
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
-}
-
-/**
- * The server's own explanation: OpenAI and DashScope's compatible mode send
- * `{ error: { message, code } }`; others send `{ message }`, `{ detail }` or plain text.
- */
-function serverMessage(text: string): string {
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    return text.trim() === '' ? '(empty body)' : truncate(text);
-  }
-  const record = isRecord(body) ? body : {};
-  const error = record.error;
-  const candidates = [
-    isRecord(error) ? error.message : error,
-    record.message,
-    record.detail,
-    isRecord(error) ? error.code : record.code,
-  ];
-  const message = candidates.find((candidate) => typeof candidate === 'string' && candidate !== '');
-  const code = isRecord(error) ? error.code : record.code;
-  if (typeof message !== 'string') return truncate(text);
-  return truncate(typeof code === 'string' && code !== message ? `${message} [${code}]` : message);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function truncate(text: string): string {
-  const trimmed = text.trim();
-  return trimmed.length <= MAX_SERVER_MESSAGE_LENGTH
-    ? trimmed
-    : `${trimmed.slice(0, MAX_SERVER_MESSAGE_LENGTH)}…`;
-}
-
-function describeCause(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  // fetch wraps the socket error ("ECONNREFUSED", "other side closed") in its `cause`.
-  const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
-  return `${error.message}${cause}`;
 }
 
 /** Items in input order by `index`, by position when no item has one; undefined when indexes are inconsistent. */
@@ -419,24 +373,6 @@ function decodeBase64Floats(encoded: string): number[] | undefined {
   if (bytes.byteLength % 4 !== 0) return undefined;
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   return Array.from({ length: bytes.byteLength / 4 }, (_, position) => view.getFloat32(position * 4, true));
-}
-
-function sleep(milliseconds: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, milliseconds);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 function assertPositiveInteger(name: string, value: number | undefined): void {
