@@ -460,7 +460,9 @@ describe('the caller is in control', () => {
   });
 
   it('a stop during a tool call closes the tool block too', async () => {
-    const running = await start({ intervalMs: 5 });
+    // The script ends with the tool running, so the stop always lands while it runs, however slow
+    // the machine.
+    const running = await start({ intervalMs: 5, script: () => completedOrderStatusRun().slice(0, 10) });
     const api = client(running.url);
     const stream = api.sendMessage('conv_1', { text: 'hi' });
     for await (const update of stream) {
