@@ -16,8 +16,22 @@ export interface Conversation {
 
 /** A user's message is text; an assistant's message is the protocol `Message` its run built. */
 export type StoredMessage =
-  | { id: string; conversationId: string; role: 'user'; text: string; createdAt: number; clientMessageId?: string }
-  | { id: string; conversationId: string; role: 'assistant'; runId: string; message: Message; createdAt: number };
+  | {
+      id: string;
+      conversationId: string;
+      role: 'user';
+      text: string;
+      createdAt: number;
+      clientMessageId?: string;
+    }
+  | {
+      id: string;
+      conversationId: string;
+      role: 'assistant';
+      runId: string;
+      message: Message;
+      createdAt: number;
+    };
 
 export type RunStatus = 'running' | 'paused' | 'completed' | 'cancelled' | 'failed' | 'interrupted';
 
@@ -37,7 +51,14 @@ export interface RunRecord {
   updatedAt: number;
 }
 
-export type ToolCallStatus = 'pending' | 'awaiting_confirmation' | 'running' | 'done' | 'failed' | 'rejected' | 'cancelled';
+export type ToolCallStatus =
+  | 'pending'
+  | 'awaiting_confirmation'
+  | 'running'
+  | 'done'
+  | 'failed'
+  | 'rejected'
+  | 'cancelled';
 
 export interface Decision {
   decision: 'approve' | 'reject';
@@ -80,7 +101,12 @@ export interface RunStore {
 
   addUserMessage(conversationId: string, text: string, clientMessageId?: string): Promise<StoredMessage>;
   /** Creates or replaces the assistant message of a run with its current persisted state. */
-  saveAssistantMessage(conversationId: string, messageId: string, runId: string, message: Message): Promise<void>;
+  saveAssistantMessage(
+    conversationId: string,
+    messageId: string,
+    runId: string,
+    message: Message,
+  ): Promise<void>;
   listMessages(conversationId: string): Promise<StoredMessage[]>;
 
   createRun(run: Omit<RunRecord, 'createdAt' | 'updatedAt'>): Promise<RunRecord>;
@@ -92,6 +118,14 @@ export interface RunStore {
   /** The conversation's run that is still `running` or `paused`, if any. */
   findActiveRun(conversationId: string): Promise<RunRecord | undefined>;
   listRunsByStatus(status: RunStatus): Promise<RunRecord[]>;
+  /**
+   * Keep what the runtime needs to resume a paused run after a restart (its transcript, loaded
+   * skills, pending calls). JSON-serialisable and opaque to the store; `null` clears it once the run
+   * has moved on. Kept apart from `RunRecord` because it can be large and is read only on resume.
+   */
+  saveCheckpoint(runId: string, checkpoint: unknown): Promise<void>;
+  /** The checkpoint last saved for the run, or `undefined` when there is none (cleared, unknown run). */
+  getCheckpoint(runId: string): Promise<unknown>;
 
   saveToolCall(call: Omit<ToolCallRecord, 'createdAt' | 'updatedAt'>): Promise<void>;
   getToolCall(runId: string, toolCallId: string): Promise<ToolCallRecord | undefined>;
@@ -100,7 +134,11 @@ export interface RunStore {
    * Record a decision if none exists yet, atomically. Returns the decision in force: the new one
    * (`applied: true`) or the first one (`applied: false`), so a double click decides once.
    */
-  decide(runId: string, toolCallId: string, decision: Decision): Promise<{ applied: boolean; decision: Decision }>;
+  decide(
+    runId: string,
+    toolCallId: string,
+    decision: Decision,
+  ): Promise<{ applied: boolean; decision: Decision }>;
   /**
    * Claim the single execution of a write tool call, atomically: true for the first caller only, so
    * an approved cancellation runs once however many requests race.

@@ -1,0 +1,365 @@
+import type { Message } from '../protocol/index.ts';
+import { generateApiToken, hashApiToken } from './api-token.ts';
+import { createId } from './ids.ts';
+import type {
+  Conversation,
+  Decision,
+  RunRecord,
+  RunStatus,
+  RunStore,
+  StoredMessage,
+  ToolCallRecord,
+  User,
+} from './run-store.ts';
+import { RunStoreError } from './run-store-error.ts';
+import { activeRunExists, assertSameAssistantMessage, isActive, notFound } from './run-store-rules.ts';
+
+export interface MemoryRunStoreOptions {
+  /** The clock for `createdAt`/`updatedAt`, epoch milliseconds; tests pass a manual one. */
+  now?: () => number;
+}
+
+interface ToolCallEntry {
+  record: ToolCallRecord;
+  executed: boolean;
+}
+
+/**
+ * The `RunStore` in memory, for tests of the runtime and the server: the same rules as the SQLite
+ * store (the shared conformance suite runs against both). Every method does its checks and writes
+ * before its first `await`, so on one event loop each call is atomic, which is what makes `decide`
+ * and `claimExecution` single-use. Values go in and out as JSON copies, as they would through
+ * SQLite, so a caller mutating a record it got back changes nothing stored.
+ */
+export class MemoryRunStore implements RunStore {
+  readonly #now: () => number;
+  readonly #users = new Map<string, User>();
+  /** By token hash; the plaintext is never kept, as in SQLite. */
+  readonly #tokens = new Map<string, { userId: string; label: string | null; createdAt: number }>();
+  // Maps iterate in insertion order and `set` on an existing key keeps its place: creation order.
+  readonly #conversations = new Map<string, Conversation>();
+  readonly #messages = new Map<string, StoredMessage>();
+  readonly #runs = new Map<string, RunRecord>();
+  readonly #toolCalls = new Map<string, ToolCallEntry>();
+  /** By run id, as JSON text: what SQLite would hold. */
+  readonly #checkpoints = new Map<string, string>();
+
+  constructor(options: MemoryRunStoreOptions = {}) {
+    this.#now = options.now ?? Date.now;
+  }
+
+  async createUser(name: string, options: { id?: string } = {}): Promise<User> {
+    const user: User = { id: options.id ?? createId('usr'), name, createdAt: this.#now() };
+    if (this.#users.has(user.id))
+      throw new RunStoreError('already_exists', `user ${user.id} already exists`, { existingId: user.id });
+    this.#users.set(user.id, user);
+    return { ...user };
+  }
+
+  async getUser(id: string): Promise<User | undefined> {
+    const user = this.#users.get(id);
+    return user === undefined ? undefined : { ...user };
+  }
+
+  async issueToken(userId: string, label?: string): Promise<string> {
+    const token = generateApiToken();
+    this.#addToken(userId, token, label);
+    return token;
+  }
+
+  async addToken(userId: string, token: string, label?: string): Promise<void> {
+    this.#addToken(userId, token, label);
+  }
+
+  async findUserByToken(token: string): Promise<User | undefined> {
+    if (token.length === 0) return undefined;
+    const entry = this.#tokens.get(hashApiToken(token));
+    return entry === undefined ? undefined : this.getUser(entry.userId);
+  }
+
+  async createConversation(userId: string, title: string): Promise<Conversation> {
+    if (!this.#users.has(userId)) throw notFound('user', userId);
+    const now = this.#now();
+    const conversation: Conversation = {
+      id: createId('conv'),
+      userId,
+      title,
+      createdAt: now,
+      updatedAt: now,
+    };
+    this.#conversations.set(conversation.id, conversation);
+    return { ...conversation };
+  }
+
+  async getConversation(id: string): Promise<Conversation | undefined> {
+    const conversation = this.#conversations.get(id);
+    return conversation === undefined ? undefined : { ...conversation };
+  }
+
+  async listConversations(userId: string): Promise<Conversation[]> {
+    return [...this.#conversations.values()]
+      .map((conversation, ordinal) => ({ conversation, ordinal }))
+      .filter(({ conversation }) => conversation.userId === userId)
+      .sort((a, b) => b.conversation.updatedAt - a.conversation.updatedAt || b.ordinal - a.ordinal)
+      .map(({ conversation }) => ({ ...conversation }));
+  }
+
+  async renameConversation(id: string, title: string): Promise<void> {
+    const conversation = this.#conversations.get(id);
+    if (conversation === undefined) throw notFound('conversation', id);
+    conversation.title = title;
+  }
+
+  async addUserMessage(
+    conversationId: string,
+    text: string,
+    clientMessageId?: string,
+  ): Promise<StoredMessage> {
+    const conversation = this.#requireConversation(conversationId);
+    if (clientMessageId !== undefined) {
+      for (const existing of this.#messages.values()) {
+        if (
+          existing.conversationId === conversationId &&
+          existing.role === 'user' &&
+          existing.clientMessageId === clientMessageId
+        )
+          throw new RunStoreError(
+            'duplicate_client_message',
+            `conversation ${conversationId} already has message ${existing.id} for client message ${clientMessageId}`,
+            { existingId: existing.id },
+          );
+      }
+    }
+    const message: StoredMessage = {
+      id: createId('msg'),
+      conversationId,
+      role: 'user',
+      text,
+      createdAt: this.#now(),
+      ...(clientMessageId === undefined ? {} : { clientMessageId }),
+    };
+    this.#messages.set(message.id, message);
+    conversation.updatedAt = message.createdAt;
+    return { ...message };
+  }
+
+  async saveAssistantMessage(
+    conversationId: string,
+    messageId: string,
+    runId: string,
+    message: Message,
+  ): Promise<void> {
+    const conversation = this.#requireConversation(conversationId);
+    const existing = this.#messages.get(messageId);
+    const copy = jsonCopy(message);
+    if (existing === undefined) {
+      const now = this.#now();
+      this.#messages.set(messageId, {
+        id: messageId,
+        conversationId,
+        role: 'assistant',
+        runId,
+        message: copy,
+        createdAt: now,
+      });
+      conversation.updatedAt = now;
+      return;
+    }
+    assertSameAssistantMessage(
+      messageId,
+      { conversationId, runId },
+      {
+        conversationId: existing.conversationId,
+        role: existing.role,
+        runId: existing.role === 'assistant' ? existing.runId : null,
+      },
+    );
+    this.#messages.set(messageId, {
+      id: messageId,
+      conversationId,
+      role: 'assistant',
+      runId,
+      message: copy,
+      createdAt: existing.createdAt,
+    });
+  }
+
+  async listMessages(conversationId: string): Promise<StoredMessage[]> {
+    return [...this.#messages.values()]
+      .filter((message) => message.conversationId === conversationId)
+      .map((message) =>
+        message.role === 'user' ? { ...message } : { ...message, message: jsonCopy(message.message) },
+      );
+  }
+
+  async createRun(run: Omit<RunRecord, 'createdAt' | 'updatedAt'>): Promise<RunRecord> {
+    if (this.#runs.has(run.id))
+      throw new RunStoreError('already_exists', `run ${run.id} already exists`, { existingId: run.id });
+    const conversation = this.#requireConversation(run.conversationId);
+    if (conversation.userId !== run.userId)
+      throw new RunStoreError(
+        'conflict',
+        `run ${run.id} names user ${run.userId}, but conversation ${run.conversationId} belongs to another user`,
+      );
+    if (isActive(run.status)) this.#assertNoOtherActiveRun(run.conversationId, run.id);
+    const now = this.#now();
+    const record: RunRecord = {
+      id: run.id,
+      conversationId: run.conversationId,
+      messageId: run.messageId,
+      userId: run.userId,
+      status: run.status,
+      cancelReason: run.cancelReason,
+      lastSeq: run.lastSeq,
+      leaseOwner: run.leaseOwner,
+      leaseExpiresAt: run.leaseExpiresAt,
+      createdAt: now,
+      updatedAt: now,
+    };
+    this.#runs.set(run.id, record);
+    return { ...record };
+  }
+
+  async getRun(id: string): Promise<RunRecord | undefined> {
+    const run = this.#runs.get(id);
+    return run === undefined ? undefined : { ...run };
+  }
+
+  async updateRun(
+    id: string,
+    patch: Partial<Pick<RunRecord, 'status' | 'cancelReason' | 'lastSeq' | 'leaseOwner' | 'leaseExpiresAt'>>,
+  ): Promise<RunRecord> {
+    const run = this.#runs.get(id);
+    if (run === undefined) throw notFound('run', id);
+    if (patch.status !== undefined && isActive(patch.status))
+      this.#assertNoOtherActiveRun(run.conversationId, id);
+    if (patch.status !== undefined) run.status = patch.status;
+    if (patch.cancelReason !== undefined) run.cancelReason = patch.cancelReason;
+    if (patch.lastSeq !== undefined) run.lastSeq = patch.lastSeq;
+    if (patch.leaseOwner !== undefined) run.leaseOwner = patch.leaseOwner;
+    if (patch.leaseExpiresAt !== undefined) run.leaseExpiresAt = patch.leaseExpiresAt;
+    run.updatedAt = this.#now();
+    return { ...run };
+  }
+
+  async findActiveRun(conversationId: string): Promise<RunRecord | undefined> {
+    let active: RunRecord | undefined;
+    for (const run of this.#runs.values())
+      if (run.conversationId === conversationId && isActive(run.status)) active = run;
+    return active === undefined ? undefined : { ...active };
+  }
+
+  async listRunsByStatus(status: RunStatus): Promise<RunRecord[]> {
+    return [...this.#runs.values()].filter((run) => run.status === status).map((run) => ({ ...run }));
+  }
+
+  async saveCheckpoint(runId: string, checkpoint: unknown): Promise<void> {
+    const run = this.#runs.get(runId);
+    if (run === undefined) throw notFound('run', runId);
+    if (checkpoint === null || checkpoint === undefined) this.#checkpoints.delete(runId);
+    else this.#checkpoints.set(runId, JSON.stringify(checkpoint));
+    run.updatedAt = this.#now();
+  }
+
+  async getCheckpoint(runId: string): Promise<unknown> {
+    const json = this.#checkpoints.get(runId);
+    return json === undefined ? undefined : JSON.parse(json);
+  }
+
+  async saveToolCall(call: Omit<ToolCallRecord, 'createdAt' | 'updatedAt'>): Promise<void> {
+    if (!this.#runs.has(call.runId)) throw notFound('run', call.runId);
+    const key = toolCallKey(call.runId, call.toolCallId);
+    const existing = this.#toolCalls.get(key);
+    const now = this.#now();
+    const record: ToolCallRecord = {
+      runId: call.runId,
+      toolCallId: call.toolCallId,
+      name: call.name,
+      args: jsonCopy(call.args),
+      effect: call.effect,
+      status: call.status,
+      // As in SQLite: a save never erases a recorded decision, and never touches `executed`.
+      decision: existing?.record.decision ?? jsonCopy(call.decision),
+      createdAt: existing?.record.createdAt ?? now,
+      updatedAt: now,
+    };
+    if (call.result !== undefined) record.result = jsonCopy(call.result);
+    if (call.error !== undefined) record.error = jsonCopy(call.error);
+    this.#toolCalls.set(key, { record, executed: existing?.executed ?? false });
+  }
+
+  async getToolCall(runId: string, toolCallId: string): Promise<ToolCallRecord | undefined> {
+    const entry = this.#toolCalls.get(toolCallKey(runId, toolCallId));
+    return entry === undefined ? undefined : jsonCopyRecord(entry.record);
+  }
+
+  async listToolCalls(runId: string): Promise<ToolCallRecord[]> {
+    return [...this.#toolCalls.values()]
+      .filter((entry) => entry.record.runId === runId)
+      .map((entry) => jsonCopyRecord(entry.record));
+  }
+
+  async decide(
+    runId: string,
+    toolCallId: string,
+    decision: Decision,
+  ): Promise<{ applied: boolean; decision: Decision }> {
+    const entry = this.#toolCalls.get(toolCallKey(runId, toolCallId));
+    if (entry === undefined) throw notFound('tool call', `${runId}/${toolCallId}`);
+    if (entry.record.decision !== null) return { applied: false, decision: jsonCopy(entry.record.decision) };
+    entry.record.decision = jsonCopy(decision);
+    entry.record.updatedAt = this.#now();
+    return { applied: true, decision: jsonCopy(decision) };
+  }
+
+  async claimExecution(runId: string, toolCallId: string): Promise<boolean> {
+    const entry = this.#toolCalls.get(toolCallKey(runId, toolCallId));
+    if (entry === undefined) throw notFound('tool call', `${runId}/${toolCallId}`);
+    if (entry.executed) return false;
+    entry.executed = true;
+    entry.record.updatedAt = this.#now();
+    return true;
+  }
+
+  #addToken(userId: string, token: string, label: string | undefined): void {
+    if (token.length === 0) throw new RunStoreError('invalid_argument', 'a token cannot be empty');
+    if (!this.#users.has(userId)) throw notFound('user', userId);
+    const tokenHash = hashApiToken(token);
+    const owner = this.#tokens.get(tokenHash);
+    if (owner?.userId === userId) return;
+    if (owner !== undefined) throw new RunStoreError('already_exists', 'that token belongs to another user');
+    this.#tokens.set(tokenHash, { userId, label: label ?? null, createdAt: this.#now() });
+  }
+
+  #requireConversation(conversationId: string): Conversation {
+    const conversation = this.#conversations.get(conversationId);
+    if (conversation === undefined) throw notFound('conversation', conversationId);
+    return conversation;
+  }
+
+  #assertNoOtherActiveRun(conversationId: string, runId: string): void {
+    for (const run of this.#runs.values())
+      if (run.conversationId === conversationId && run.id !== runId && isActive(run.status))
+        throw activeRunExists(conversationId, run.id);
+  }
+}
+
+function toolCallKey(runId: string, toolCallId: string): string {
+  return `${runId}\u0000${toolCallId}`;
+}
+
+/** A copy as a trip through a JSON column would make it, so both stores hand back the same values. */
+function jsonCopy<T>(value: T): T {
+  return value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T);
+}
+
+function jsonCopyRecord(record: ToolCallRecord): ToolCallRecord {
+  const copy: ToolCallRecord = {
+    ...record,
+    args: jsonCopy(record.args),
+    decision: jsonCopy(record.decision),
+  };
+  if (record.result !== undefined) copy.result = jsonCopy(record.result);
+  if (record.error !== undefined) copy.error = jsonCopy(record.error);
+  return copy;
+}

@@ -1,0 +1,407 @@
+import type { Database, Statement } from 'better-sqlite3';
+import type { Message } from '../protocol/index.ts';
+import { generateApiToken, hashApiToken } from './api-token.ts';
+import { createId } from './ids.ts';
+import type {
+  Conversation,
+  Decision,
+  RunRecord,
+  RunStatus,
+  RunStore,
+  StoredMessage,
+  ToolCallRecord,
+  User,
+} from './run-store.ts';
+import { RunStoreError } from './run-store-error.ts';
+import { activeRunExists, assertSameAssistantMessage, isActive, notFound } from './run-store-rules.ts';
+import {
+  type ConversationRow,
+  fromJson,
+  MESSAGE_COLUMNS,
+  type MessageRow,
+  PATCH_RUN,
+  RUN_COLUMNS,
+  type RunPatch,
+  type RunRow,
+  runPatchParameters,
+  TOOL_CALL_COLUMNS,
+  type ToolCallRow,
+  toConversation,
+  toJson,
+  toolCallParameters,
+  toRunRecord,
+  toStoredMessage,
+  toToolCallRecord,
+  toUser,
+  UPSERT_TOOL_CALL,
+  type UserRow,
+} from './sqlite-run-store-rows.ts';
+import { migrateRunStore } from './sqlite-run-store-schema.ts';
+
+export interface SqliteRunStoreOptions {
+  /** The clock for `createdAt`/`updatedAt`, epoch milliseconds; tests pass a manual one. */
+  now?: () => number;
+}
+
+/**
+ * The `RunStore` over the product's SQLite file (opened by `openDatabase`). better-sqlite3 is
+ * synchronous, so each method finishes its SQL before it returns its promise; writes that read first
+ * run in IMMEDIATE transactions, which take the write lock up front, so another process (the CLI next
+ * to the server) cannot slip in between the read and the write.
+ */
+export class SqliteRunStore implements RunStore {
+  readonly #database: Database;
+  readonly #now: () => number;
+  readonly #statements = new Map<string, Statement>();
+
+  constructor(database: Database, options: SqliteRunStoreOptions = {}) {
+    this.#database = database;
+    this.#now = options.now ?? Date.now;
+    database.pragma('foreign_keys = ON');
+    migrateRunStore(database);
+  }
+
+  async createUser(name: string, options: { id?: string } = {}): Promise<User> {
+    const user: User = { id: options.id ?? createId('usr'), name, createdAt: this.#now() };
+    this.#immediate(() => {
+      if (this.#sql('SELECT 1 FROM users WHERE id = ?').get(user.id) !== undefined)
+        throw new RunStoreError('already_exists', `user ${user.id} already exists`, { existingId: user.id });
+      this.#sql('INSERT INTO users (id, name, created_at) VALUES (?, ?, ?)').run(
+        user.id,
+        name,
+        user.createdAt,
+      );
+    });
+    return user;
+  }
+
+  async getUser(id: string): Promise<User | undefined> {
+    const row = this.#sql('SELECT id, name, created_at FROM users WHERE id = ?').get(id) as
+      | UserRow
+      | undefined;
+    return row === undefined ? undefined : toUser(row);
+  }
+
+  async issueToken(userId: string, label?: string): Promise<string> {
+    const token = generateApiToken();
+    await this.addToken(userId, token, label);
+    return token;
+  }
+
+  async addToken(userId: string, token: string, label?: string): Promise<void> {
+    if (token.length === 0) throw new RunStoreError('invalid_argument', 'a token cannot be empty');
+    const tokenHash = hashApiToken(token);
+    this.#immediate(() => {
+      this.#requireUser(userId);
+      const owner = this.#sql('SELECT user_id FROM api_tokens WHERE token_hash = ?').get(tokenHash) as
+        | { user_id: string }
+        | undefined;
+      // The demo token is added again at every start-up: for its own user that is a no-op.
+      if (owner?.user_id === userId) return;
+      if (owner !== undefined)
+        throw new RunStoreError('already_exists', 'that token belongs to another user');
+      this.#sql('INSERT INTO api_tokens (token_hash, user_id, label, created_at) VALUES (?, ?, ?, ?)').run(
+        tokenHash,
+        userId,
+        label ?? null,
+        this.#now(),
+      );
+    });
+  }
+
+  async findUserByToken(token: string): Promise<User | undefined> {
+    if (token.length === 0) return undefined;
+    const row = this.#sql(
+      `SELECT users.id, users.name, users.created_at FROM api_tokens
+       JOIN users ON users.id = api_tokens.user_id WHERE api_tokens.token_hash = ?`,
+    ).get(hashApiToken(token)) as UserRow | undefined;
+    return row === undefined ? undefined : toUser(row);
+  }
+
+  async createConversation(userId: string, title: string): Promise<Conversation> {
+    const now = this.#now();
+    const conversation: Conversation = {
+      id: createId('conv'),
+      userId,
+      title,
+      createdAt: now,
+      updatedAt: now,
+    };
+    this.#immediate(() => {
+      this.#requireUser(userId);
+      this.#sql(
+        'INSERT INTO conversations (id, user_id, title, created_at, updated_at) VALUES (?, ?, ?, ?, ?)',
+      ).run(conversation.id, userId, title, now, now);
+    });
+    return conversation;
+  }
+
+  async getConversation(id: string): Promise<Conversation | undefined> {
+    const row = this.#sql(
+      'SELECT id, user_id, title, created_at, updated_at FROM conversations WHERE id = ?',
+    ).get(id) as ConversationRow | undefined;
+    return row === undefined ? undefined : toConversation(row);
+  }
+
+  async listConversations(userId: string): Promise<Conversation[]> {
+    const rows = this.#sql(
+      `SELECT id, user_id, title, created_at, updated_at FROM conversations WHERE user_id = ?
+       ORDER BY updated_at DESC, ordinal DESC`,
+    ).all(userId) as ConversationRow[];
+    return rows.map(toConversation);
+  }
+
+  async renameConversation(id: string, title: string): Promise<void> {
+    const result = this.#sql('UPDATE conversations SET title = ? WHERE id = ?').run(title, id);
+    if (result.changes === 0) throw notFound('conversation', id);
+  }
+
+  async addUserMessage(
+    conversationId: string,
+    text: string,
+    clientMessageId?: string,
+  ): Promise<StoredMessage> {
+    const message: StoredMessage = {
+      id: createId('msg'),
+      conversationId,
+      role: 'user',
+      text,
+      createdAt: this.#now(),
+      ...(clientMessageId === undefined ? {} : { clientMessageId }),
+    };
+    this.#immediate(() => {
+      this.#requireConversation(conversationId);
+      if (clientMessageId !== undefined) {
+        const existing = this.#sql(
+          'SELECT id FROM messages WHERE conversation_id = ? AND client_message_id = ?',
+        ).get(conversationId, clientMessageId) as { id: string } | undefined;
+        if (existing !== undefined)
+          throw new RunStoreError(
+            'duplicate_client_message',
+            `conversation ${conversationId} already has message ${existing.id} for client message ${clientMessageId}`,
+            { existingId: existing.id },
+          );
+      }
+      this.#sql(
+        `INSERT INTO messages (id, conversation_id, role, text, client_message_id, created_at, updated_at)
+         VALUES (?, ?, 'user', ?, ?, ?, ?)`,
+      ).run(message.id, conversationId, text, clientMessageId ?? null, message.createdAt, message.createdAt);
+      this.#touchConversation(conversationId, message.createdAt);
+    });
+    return message;
+  }
+
+  async saveAssistantMessage(
+    conversationId: string,
+    messageId: string,
+    runId: string,
+    message: Message,
+  ): Promise<void> {
+    const now = this.#now();
+    const json = JSON.stringify(message);
+    this.#immediate(() => {
+      this.#requireConversation(conversationId);
+      const existing = this.#sql('SELECT conversation_id, role, run_id FROM messages WHERE id = ?').get(
+        messageId,
+      ) as Pick<MessageRow, 'conversation_id' | 'role' | 'run_id'> | undefined;
+      if (existing === undefined) {
+        this.#sql(
+          `INSERT INTO messages (id, conversation_id, role, run_id, message, status, last_seq, created_at, updated_at)
+           VALUES (?, ?, 'assistant', ?, ?, ?, ?, ?, ?)`,
+        ).run(messageId, conversationId, runId, json, message.status, message.lastSeq, now, now);
+        this.#touchConversation(conversationId, now);
+        return;
+      }
+      assertSameAssistantMessage(
+        messageId,
+        { conversationId, runId },
+        {
+          conversationId: existing.conversation_id,
+          role: existing.role,
+          runId: existing.run_id,
+        },
+      );
+      this.#sql('UPDATE messages SET message = ?, status = ?, last_seq = ?, updated_at = ? WHERE id = ?').run(
+        json,
+        message.status,
+        message.lastSeq,
+        now,
+        messageId,
+      );
+    });
+  }
+
+  async listMessages(conversationId: string): Promise<StoredMessage[]> {
+    const rows = this.#sql(
+      `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE conversation_id = ? ORDER BY ordinal`,
+    ).all(conversationId) as MessageRow[];
+    return rows.map(toStoredMessage);
+  }
+
+  async createRun(run: Omit<RunRecord, 'createdAt' | 'updatedAt'>): Promise<RunRecord> {
+    const now = this.#now();
+    const record: RunRecord = { ...run, createdAt: now, updatedAt: now };
+    this.#immediate(() => {
+      if (this.#sql('SELECT 1 FROM runs WHERE id = ?').get(run.id) !== undefined)
+        throw new RunStoreError('already_exists', `run ${run.id} already exists`, { existingId: run.id });
+      const conversation = this.#requireConversation(run.conversationId);
+      if (conversation.user_id !== run.userId)
+        throw new RunStoreError(
+          'conflict',
+          `run ${run.id} names user ${run.userId}, but conversation ${run.conversationId} belongs to another user`,
+        );
+      if (isActive(run.status)) this.#assertNoOtherActiveRun(run.conversationId, run.id);
+      this.#sql(
+        `INSERT INTO runs (${RUN_COLUMNS}) VALUES (@id, @conversationId, @messageId, @userId, @status,
+           @cancelReason, @lastSeq, @leaseOwner, @leaseExpiresAt, @createdAt, @updatedAt)`,
+      ).run(record);
+    });
+    return { ...record };
+  }
+
+  async getRun(id: string): Promise<RunRecord | undefined> {
+    const row = this.#sql(`SELECT ${RUN_COLUMNS} FROM runs WHERE id = ?`).get(id) as RunRow | undefined;
+    return row === undefined ? undefined : toRunRecord(row);
+  }
+
+  async updateRun(id: string, patch: RunPatch): Promise<RunRecord> {
+    const now = this.#now();
+    return this.#immediate(() => {
+      const row = this.#sql('SELECT conversation_id FROM runs WHERE id = ?').get(id) as
+        | Pick<RunRow, 'conversation_id'>
+        | undefined;
+      if (row === undefined) throw notFound('run', id);
+      if (patch.status !== undefined && isActive(patch.status))
+        this.#assertNoOtherActiveRun(row.conversation_id, id);
+      this.#sql(PATCH_RUN).run(runPatchParameters(id, patch, now));
+      return toRunRecord(this.#sql(`SELECT ${RUN_COLUMNS} FROM runs WHERE id = ?`).get(id) as RunRow);
+    });
+  }
+
+  async findActiveRun(conversationId: string): Promise<RunRecord | undefined> {
+    const row = this.#sql(
+      `SELECT ${RUN_COLUMNS} FROM runs WHERE conversation_id = ? AND status IN ('running', 'paused')
+       ORDER BY ordinal DESC LIMIT 1`,
+    ).get(conversationId) as RunRow | undefined;
+    return row === undefined ? undefined : toRunRecord(row);
+  }
+
+  async listRunsByStatus(status: RunStatus): Promise<RunRecord[]> {
+    const rows = this.#sql(`SELECT ${RUN_COLUMNS} FROM runs WHERE status = ? ORDER BY ordinal`).all(
+      status,
+    ) as RunRow[];
+    return rows.map(toRunRecord);
+  }
+
+  async saveCheckpoint(runId: string, checkpoint: unknown): Promise<void> {
+    const result = this.#sql('UPDATE runs SET checkpoint = ?, updated_at = ? WHERE id = ?').run(
+      checkpoint === null ? null : toJson(checkpoint),
+      this.#now(),
+      runId,
+    );
+    if (result.changes === 0) throw notFound('run', runId);
+  }
+
+  async getCheckpoint(runId: string): Promise<unknown> {
+    const row = this.#sql('SELECT checkpoint FROM runs WHERE id = ?').get(runId) as
+      | { checkpoint: string | null }
+      | undefined;
+    return row === undefined ? undefined : fromJson(row.checkpoint);
+  }
+
+  async saveToolCall(call: Omit<ToolCallRecord, 'createdAt' | 'updatedAt'>): Promise<void> {
+    const now = this.#now();
+    this.#immediate(() => {
+      if (this.#sql('SELECT 1 FROM runs WHERE id = ?').get(call.runId) === undefined)
+        throw notFound('run', call.runId);
+      this.#sql(UPSERT_TOOL_CALL).run(toolCallParameters(call, now));
+    });
+  }
+
+  async getToolCall(runId: string, toolCallId: string): Promise<ToolCallRecord | undefined> {
+    const row = this.#sql(
+      `SELECT ${TOOL_CALL_COLUMNS} FROM tool_calls WHERE run_id = ? AND tool_call_id = ?`,
+    ).get(runId, toolCallId) as ToolCallRow | undefined;
+    return row === undefined ? undefined : toToolCallRecord(row);
+  }
+
+  async listToolCalls(runId: string): Promise<ToolCallRecord[]> {
+    const rows = this.#sql(
+      `SELECT ${TOOL_CALL_COLUMNS} FROM tool_calls WHERE run_id = ? ORDER BY ordinal`,
+    ).all(runId) as ToolCallRow[];
+    return rows.map(toToolCallRecord);
+  }
+
+  async decide(
+    runId: string,
+    toolCallId: string,
+    decision: Decision,
+  ): Promise<{ applied: boolean; decision: Decision }> {
+    const json = JSON.stringify(decision);
+    return this.#immediate(() => {
+      // The conditional UPDATE is the single-use guard: whoever changes the row first wins, in this
+      // process or any other that shares the file.
+      const result = this.#sql(
+        `UPDATE tool_calls SET decision = ?, updated_at = ?
+         WHERE run_id = ? AND tool_call_id = ? AND decision IS NULL`,
+      ).run(json, this.#now(), runId, toolCallId);
+      if (result.changes === 1) return { applied: true, decision: JSON.parse(json) as Decision };
+      const row = this.#sql('SELECT decision FROM tool_calls WHERE run_id = ? AND tool_call_id = ?').get(
+        runId,
+        toolCallId,
+      ) as Pick<ToolCallRow, 'decision'> | undefined;
+      if (row === undefined) throw notFound('tool call', `${runId}/${toolCallId}`);
+      return { applied: false, decision: fromJson(row.decision) as Decision };
+    });
+  }
+
+  async claimExecution(runId: string, toolCallId: string): Promise<boolean> {
+    return this.#immediate(() => {
+      const result = this.#sql(
+        `UPDATE tool_calls SET executed = 1, updated_at = ?
+         WHERE run_id = ? AND tool_call_id = ? AND executed = 0`,
+      ).run(this.#now(), runId, toolCallId);
+      if (result.changes === 1) return true;
+      if (this.#sql('SELECT 1 FROM tool_calls WHERE run_id = ? AND tool_call_id = ?').get(runId, toolCallId))
+        return false;
+      throw notFound('tool call', `${runId}/${toolCallId}`);
+    });
+  }
+
+  #sql(source: string): Statement {
+    let statement = this.#statements.get(source);
+    if (statement === undefined) {
+      statement = this.#database.prepare(source);
+      this.#statements.set(source, statement);
+    }
+    return statement;
+  }
+
+  #immediate<T>(work: () => T): T {
+    return this.#database.transaction(work).immediate();
+  }
+
+  #requireUser(userId: string): void {
+    if (this.#sql('SELECT 1 FROM users WHERE id = ?').get(userId) === undefined)
+      throw notFound('user', userId);
+  }
+
+  #requireConversation(conversationId: string): Pick<ConversationRow, 'user_id'> {
+    const row = this.#sql('SELECT user_id FROM conversations WHERE id = ?').get(conversationId) as
+      | Pick<ConversationRow, 'user_id'>
+      | undefined;
+    if (row === undefined) throw notFound('conversation', conversationId);
+    return row;
+  }
+
+  #touchConversation(conversationId: string, at: number): void {
+    this.#sql('UPDATE conversations SET updated_at = ? WHERE id = ?').run(at, conversationId);
+  }
+
+  #assertNoOtherActiveRun(conversationId: string, runId: string): void {
+    const active = this.#sql(
+      `SELECT id FROM runs WHERE conversation_id = ? AND id != ? AND status IN ('running', 'paused') LIMIT 1`,
+    ).get(conversationId, runId) as { id: string } | undefined;
+    if (active !== undefined) throw activeRunExists(conversationId, active.id);
+  }
+}

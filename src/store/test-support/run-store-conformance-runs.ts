@@ -1,0 +1,304 @@
+import { describe, expect, it } from 'vitest';
+import type { Decision, RunStatus, ToolCallRecord } from '../run-store.ts';
+import { expectStoreError, type RunStoreHarness } from './run-store-harness.ts';
+
+const ALL_STATUSES: readonly RunStatus[] = [
+  'running',
+  'paused',
+  'completed',
+  'cancelled',
+  'failed',
+  'interrupted',
+];
+
+/** Runs, tool calls and decisions: the part of the conformance suite the runtime leans on hardest. */
+export function describeRunAndToolCallConformance(get: () => RunStoreHarness): void {
+  describe('runs', () => {
+    it('creates and gets a run, stamped with the store clock', async () => {
+      const { store, clock } = get();
+      const { run, conversation } = await get().run('running');
+      expect(run).toEqual({
+        id: 'run_test1',
+        conversationId: conversation.id,
+        messageId: 'msg_test1',
+        userId: conversation.userId,
+        status: 'running',
+        cancelReason: null,
+        lastSeq: 0,
+        leaseOwner: null,
+        leaseExpiresAt: null,
+        createdAt: clock.now(),
+        updatedAt: clock.now(),
+      });
+      expect(await store.getRun(run.id)).toEqual(run);
+      expect(await store.getRun('run_nope')).toBeUndefined();
+    });
+
+    it('refuses a taken run id, an unknown conversation and a user who does not own it', async () => {
+      const { store } = get();
+      const { run, conversation } = await get().run('completed');
+      const base = { ...run, id: 'run_new', status: 'completed' as const };
+      await expectStoreError(store.createRun({ ...base, id: run.id }), 'already_exists');
+      await expectStoreError(store.createRun({ ...base, conversationId: 'conv_nope' }), 'not_found');
+      const mallory = await store.createUser('Mallory');
+      await expectStoreError(store.createRun({ ...base, userId: mallory.id }), 'conflict');
+      expect(await store.getRun('run_new')).toBeUndefined();
+      expect(conversation.userId).toBe(run.userId);
+    });
+
+    it('updates only the fields given, clears with an explicit null, and bumps updatedAt', async () => {
+      const { store, clock } = get();
+      const { run } = await get().run('running');
+      clock.advance(250);
+      const leased = await store.updateRun(run.id, {
+        lastSeq: 12,
+        leaseOwner: 'instance-a',
+        leaseExpiresAt: clock.now() + 30_000,
+      });
+      expect(leased).toEqual({
+        ...run,
+        lastSeq: 12,
+        leaseOwner: 'instance-a',
+        leaseExpiresAt: clock.now() + 30_000,
+        updatedAt: clock.now(),
+      });
+      expect(await store.getRun(run.id)).toEqual(leased);
+      clock.advance(250);
+      const cancelled = await store.updateRun(run.id, {
+        status: 'cancelled',
+        cancelReason: 'user_stop',
+        leaseOwner: null,
+        leaseExpiresAt: null,
+      });
+      expect(cancelled).toEqual({
+        ...leased,
+        status: 'cancelled',
+        cancelReason: 'user_stop',
+        leaseOwner: null,
+        leaseExpiresAt: null,
+        updatedAt: clock.now(),
+      });
+      expect(cancelled.createdAt).toBe(run.createdAt);
+      clock.advance(1);
+      expect(await store.updateRun(run.id, {})).toEqual({ ...cancelled, updatedAt: clock.now() });
+    });
+
+    it('fails with not_found when updating an unknown run', async () => {
+      const { store } = get();
+      await expectStoreError(store.updateRun('run_nope', { status: 'failed' }), 'not_found');
+    });
+
+    it('finds the active run: running or paused, never a finished one, never another conversation’s', async () => {
+      const { store } = get();
+      const { conversation } = await get().conversation();
+      const { conversation: other } = await get().run('running');
+      expect(await store.findActiveRun(conversation.id)).toBeUndefined();
+      for (const status of ALL_STATUSES) {
+        const { run } = await get().run(status, conversation);
+        const active = await store.findActiveRun(conversation.id);
+        if (status === 'running' || status === 'paused') {
+          expect(active).toEqual(run);
+          await store.updateRun(run.id, { status: 'completed' });
+        } else expect(active).toBeUndefined();
+      }
+      expect((await store.findActiveRun(other.id))?.conversationId).toBe(other.id);
+      expect(await store.findActiveRun('conv_nope')).toBeUndefined();
+    });
+
+    it('allows one active run per conversation, and names it when refusing a second', async () => {
+      const { store } = get();
+      const { run: first, conversation } = await get().run('paused');
+      const second = { ...first, id: 'run_second', messageId: 'msg_second', status: 'running' as const };
+      const error = await expectStoreError(store.createRun(second), 'active_run_exists');
+      expect(error.existingId).toBe(first.id);
+      // A finished run may be recorded beside it; bringing that one back to life is refused too.
+      const finished = await store.createRun({ ...second, status: 'completed' });
+      await expectStoreError(store.updateRun(finished.id, { status: 'running' }), 'active_run_exists');
+      // Pausing or resuming the active run itself is fine.
+      await store.updateRun(first.id, { status: 'running' });
+      await store.updateRun(first.id, { status: 'interrupted' });
+      await store.updateRun(finished.id, { status: 'running' });
+      expect((await store.findActiveRun(conversation.id))?.id).toBe(finished.id);
+      // Racing creations: exactly one wins.
+      const { conversation: fresh } = await get().conversation();
+      const attempts = await Promise.allSettled(
+        [1, 2, 3, 4, 5].map((n) =>
+          store.createRun({ ...second, id: `run_race${n}`, conversationId: fresh.id, userId: fresh.userId }),
+        ),
+      );
+      expect(attempts.filter((attempt) => attempt.status === 'fulfilled')).toHaveLength(1);
+    });
+
+    it('keeps a checkpoint per run until it is cleared', async () => {
+      const { store, clock } = get();
+      const { run } = await get().run('paused');
+      const { run: other } = await get().run('paused');
+      expect(await store.getCheckpoint(run.id)).toBeUndefined();
+      const checkpoint = {
+        transcript: [
+          { role: 'user', content: '我买的那块表还没发货的话，帮我取消吧' },
+          {
+            role: 'assistant',
+            content: null,
+            toolCalls: [{ id: 'call_a', arguments: '{"orderId":"88235"}' }],
+          },
+        ],
+        loadedSkills: ['order-change'],
+        iterations: 3,
+        pending: [{ toolCallId: 'call_a', name: 'cancel_order', args: { orderId: '88235' } }],
+      };
+      clock.advance(10);
+      await store.saveCheckpoint(run.id, checkpoint);
+      expect(await store.getCheckpoint(run.id)).toEqual(checkpoint);
+      expect(await store.getCheckpoint(other.id)).toBeUndefined();
+      expect((await store.getRun(run.id))?.updatedAt).toBe(clock.now());
+      // A copy comes back: changing it changes nothing stored.
+      const loaded = (await store.getCheckpoint(run.id)) as typeof checkpoint;
+      loaded.iterations = 99;
+      expect(await store.getCheckpoint(run.id)).toEqual(checkpoint);
+      await store.saveCheckpoint(run.id, { ...checkpoint, iterations: 4 });
+      expect(await store.getCheckpoint(run.id)).toEqual({ ...checkpoint, iterations: 4 });
+      await store.saveCheckpoint(run.id, null);
+      expect(await store.getCheckpoint(run.id)).toBeUndefined();
+      await expectStoreError(store.saveCheckpoint('run_nope', checkpoint), 'not_found');
+      expect(await store.getCheckpoint('run_nope')).toBeUndefined();
+    });
+
+    it('lists runs by status in creation order', async () => {
+      const { store } = get();
+      const { run: a } = await get().run('running');
+      const { run: b } = await get().run('paused');
+      const { run: c } = await get().run('running');
+      await get().run('completed');
+      expect((await store.listRunsByStatus('running')).map((run) => run.id)).toEqual([a.id, c.id]);
+      expect(await store.listRunsByStatus('paused')).toEqual([b]);
+      expect(await store.listRunsByStatus('interrupted')).toEqual([]);
+    });
+  });
+
+  describe('tool calls and decisions', () => {
+    const toolCall = (runId: string, toolCallId: string, fields: Partial<ToolCallRecord> = {}) => ({
+      runId,
+      toolCallId,
+      name: 'cancel_order',
+      args: { orderId: '88235', items: [{ sku: 'AW-S12', quantity: 1 }], note: '不想要了' },
+      effect: 'write' as const,
+      status: 'awaiting_confirmation' as const,
+      decision: null,
+      ...fields,
+    });
+    const approve = (at: number, note?: string): Decision => ({
+      decision: 'approve',
+      decidedAt: at,
+      ...(note === undefined ? {} : { note }),
+    });
+
+    it('saves, gets and lists tool calls in creation order, per run', async () => {
+      const { store, clock } = get();
+      const { run } = await get().run('running');
+      const { run: other } = await get().run('running');
+      await store.saveToolCall(
+        toolCall(run.id, 'call_b', { name: 'query_order', effect: 'read', status: 'running' }),
+      );
+      await store.saveToolCall(toolCall(run.id, 'call_a'));
+      await store.saveToolCall(toolCall(other.id, 'call_b'));
+      expect(await store.getToolCall(run.id, 'call_a')).toEqual({
+        ...toolCall(run.id, 'call_a'),
+        createdAt: clock.now(),
+        updatedAt: clock.now(),
+      });
+      expect((await store.listToolCalls(run.id)).map((call) => call.toolCallId)).toEqual([
+        'call_b',
+        'call_a',
+      ]);
+      expect(await store.listToolCalls(other.id)).toHaveLength(1);
+      expect(await store.getToolCall(run.id, 'call_nope')).toBeUndefined();
+      expect(await store.getToolCall('run_nope', 'call_a')).toBeUndefined();
+      expect(await store.listToolCalls('run_nope')).toEqual([]);
+      await expectStoreError(store.saveToolCall(toolCall('run_nope', 'call_a')), 'not_found');
+    });
+
+    it('replaces a tool call in place, with its result or error, keeping createdAt', async () => {
+      const { store, clock } = get();
+      const { run } = await get().run('running');
+      await store.saveToolCall(toolCall(run.id, 'call_a', { status: 'running', effect: 'read' }));
+      await store.saveToolCall(toolCall(run.id, 'call_b', { status: 'running', effect: 'read' }));
+      const createdAt = clock.now();
+      clock.advance(40);
+      const result = { orders: [{ id: '88235', status: '已支付待发货' }], total: null };
+      await store.saveToolCall(toolCall(run.id, 'call_a', { status: 'done', effect: 'read', result }));
+      const error = { code: 'invalid_arguments', message: 'orderId: expected string' };
+      await store.saveToolCall(toolCall(run.id, 'call_b', { status: 'failed', effect: 'read', error }));
+      const [a, b] = await store.listToolCalls(run.id);
+      expect(a).toEqual({
+        ...toolCall(run.id, 'call_a', { status: 'done', effect: 'read', result }),
+        createdAt,
+        updatedAt: clock.now(),
+      });
+      expect(b).toMatchObject({ toolCallId: 'call_b', status: 'failed', error, createdAt });
+      expect(b && 'result' in b).toBe(false);
+    });
+
+    it('decides once: the first decision is applied, later ones get it back', async () => {
+      const { store, clock } = get();
+      const { run } = await get().run('paused');
+      await store.saveToolCall(toolCall(run.id, 'call_a'));
+      const first = await store.decide(run.id, 'call_a', approve(clock.now(), '确认取消'));
+      expect(first).toEqual({ applied: true, decision: approve(clock.now(), '确认取消') });
+      clock.advance(100);
+      const second = await store.decide(run.id, 'call_a', { decision: 'reject', decidedAt: clock.now() });
+      expect(second).toEqual({ applied: false, decision: first.decision });
+      expect((await store.getToolCall(run.id, 'call_a'))?.decision).toEqual(first.decision);
+      await expectStoreError(store.decide(run.id, 'call_nope', approve(1)), 'not_found');
+      await expectStoreError(store.decide('run_nope', 'call_a', approve(1)), 'not_found');
+    });
+
+    it('decides once under concurrency: one racing caller wins, all see its decision', async () => {
+      const { store, clock } = get();
+      const { run } = await get().run('paused');
+      await store.saveToolCall(toolCall(run.id, 'call_a'));
+      const decisions: Decision[] = Array.from({ length: 12 }, (_, n) => ({
+        decision: n % 2 === 0 ? 'approve' : 'reject',
+        decidedAt: clock.now() + n,
+      }));
+      const outcomes = await Promise.all(
+        decisions.map((decision) => store.decide(run.id, 'call_a', decision)),
+      );
+      const winners = outcomes.filter((outcome) => outcome.applied);
+      expect(winners).toHaveLength(1);
+      for (const outcome of outcomes) expect(outcome.decision).toEqual(winners[0]?.decision);
+      expect((await store.getToolCall(run.id, 'call_a'))?.decision).toEqual(winners[0]?.decision);
+    });
+
+    it('never lets a later save erase a decision', async () => {
+      const { store } = get();
+      const { run } = await get().run('paused');
+      await store.saveToolCall(toolCall(run.id, 'call_a'));
+      const { decision } = await store.decide(run.id, 'call_a', approve(5));
+      // The runtime's copy from before the click still says `decision: null`.
+      await store.saveToolCall(toolCall(run.id, 'call_a', { status: 'running', decision: null }));
+      expect(await store.getToolCall(run.id, 'call_a')).toMatchObject({ status: 'running', decision });
+      expect(await store.decide(run.id, 'call_a', { decision: 'reject', decidedAt: 9 })).toEqual({
+        applied: false,
+        decision,
+      });
+    });
+
+    it('claims an execution once, also under concurrency and across later saves', async () => {
+      const { store } = get();
+      const { run } = await get().run('running');
+      await store.saveToolCall(toolCall(run.id, 'call_a'));
+      await store.saveToolCall(toolCall(run.id, 'call_b'));
+      expect(await store.claimExecution(run.id, 'call_a')).toBe(true);
+      expect(await store.claimExecution(run.id, 'call_a')).toBe(false);
+      await store.saveToolCall(toolCall(run.id, 'call_a', { status: 'done', result: { cancelled: true } }));
+      expect(await store.claimExecution(run.id, 'call_a')).toBe(false);
+
+      const claims = await Promise.all(
+        Array.from({ length: 12 }, () => store.claimExecution(run.id, 'call_b')),
+      );
+      expect(claims.filter(Boolean)).toHaveLength(1);
+      await expectStoreError(store.claimExecution(run.id, 'call_nope'), 'not_found');
+    });
+  });
+}

@@ -1,0 +1,304 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { hashApiToken } from '../api-token.ts';
+import type { StoredMessage } from '../run-store.ts';
+import { describeRunAndToolCallConformance } from './run-store-conformance-runs.ts';
+import {
+  createHarness,
+  expectStoreError,
+  type RunStoreFactory,
+  type RunStoreHarness,
+  SEED_CANCEL_ORDER,
+  seedPausedMessage,
+} from './run-store-harness.ts';
+
+/**
+ * The behaviour every `RunStore` must have, run against each implementation (`describe` blocks in
+ * that implementation's test file). Each test gets a fresh store from `create`, built on a manual
+ * clock the suite controls.
+ */
+export function describeRunStoreConformance(name: string, create: RunStoreFactory): void {
+  describe(`${name} (RunStore conformance)`, () => {
+    let harness: RunStoreHarness | undefined;
+    const get = (): RunStoreHarness => {
+      if (harness === undefined) throw new Error('the harness is created in beforeEach');
+      return harness;
+    };
+    beforeEach(async () => {
+      harness = await createHarness(create);
+    });
+    afterEach(async () => {
+      await harness?.fixture.close();
+      harness = undefined;
+    });
+
+    describeUserAndTokenConformance(get);
+    describeConversationConformance(get);
+    describeMessageConformance(get);
+    describeRunAndToolCallConformance(get);
+  });
+}
+
+function describeUserAndTokenConformance(get: () => RunStoreHarness): void {
+  describe('users and tokens', () => {
+    it('creates users with a readable id or the id asked for, and finds them', async () => {
+      const { store, clock } = get();
+      const ada = await store.createUser('Ada');
+      expect(ada).toEqual({
+        id: expect.stringMatching(/^usr_[0-9a-f]{32}$/),
+        name: 'Ada',
+        createdAt: clock.now(),
+      });
+      const demo = await store.createUser('演示用户', { id: 'usr_demo' });
+      expect(demo.id).toBe('usr_demo');
+      expect(await store.getUser(ada.id)).toEqual(ada);
+      expect(await store.getUser('usr_demo')).toEqual(demo);
+      expect(await store.getUser('usr_nobody')).toBeUndefined();
+    });
+
+    it('refuses a user id that is taken', async () => {
+      const { store } = get();
+      await store.createUser('Ada', { id: 'usr_demo' });
+      const error = await expectStoreError(store.createUser('Bob', { id: 'usr_demo' }), 'already_exists');
+      expect(error.existingId).toBe('usr_demo');
+      expect((await store.getUser('usr_demo'))?.name).toBe('Ada');
+    });
+
+    it('issues random URL-safe tokens that find their user', async () => {
+      const { store } = get();
+      const ada = await store.createUser('Ada');
+      const bob = await store.createUser('Bob');
+      const first = await store.issueToken(ada.id, 'laptop');
+      const second = await store.issueToken(ada.id);
+      const bobs = await store.issueToken(bob.id);
+      for (const token of [first, second, bobs]) expect(token).toMatch(/^rs_[A-Za-z0-9_-]{43}$/);
+      expect(new Set([first, second, bobs]).size).toBe(3);
+      expect(await store.findUserByToken(first)).toEqual(ada);
+      expect(await store.findUserByToken(second)).toEqual(ada);
+      expect(await store.findUserByToken(bobs)).toEqual(bob);
+    });
+
+    it('finds nobody for an unknown, altered or empty token', async () => {
+      const { store } = get();
+      const ada = await store.createUser('Ada');
+      const token = await store.issueToken(ada.id);
+      expect(await store.findUserByToken(`${token}x`)).toBeUndefined();
+      expect(await store.findUserByToken(token.toUpperCase())).toBeUndefined();
+      expect(await store.findUserByToken('rs_unknown')).toBeUndefined();
+      expect(await store.findUserByToken('')).toBeUndefined();
+    });
+
+    it('adds a caller-chosen token, again without harm for the same user, never for another', async () => {
+      const { store } = get();
+      const demo = await store.createUser('Demo', { id: 'usr_demo' });
+      const other = await store.createUser('Other');
+      await store.addToken(demo.id, 'demo-token-from-env', 'RUNSTREAM_DEMO_TOKEN');
+      // Every start-up adds the demo token again.
+      await store.addToken(demo.id, 'demo-token-from-env', 'RUNSTREAM_DEMO_TOKEN');
+      expect(await store.findUserByToken('demo-token-from-env')).toEqual(demo);
+      await expectStoreError(store.addToken(other.id, 'demo-token-from-env'), 'already_exists');
+      expect(await store.findUserByToken('demo-token-from-env')).toEqual(demo);
+      await expectStoreError(store.addToken(demo.id, ''), 'invalid_argument');
+    });
+
+    it('refuses tokens for unknown users', async () => {
+      const { store } = get();
+      await expectStoreError(store.issueToken('usr_nobody'), 'not_found');
+      await expectStoreError(store.addToken('usr_nobody', 'some-token'), 'not_found');
+      expect(await store.findUserByToken('some-token')).toBeUndefined();
+    });
+
+    it('persists the hash of a token, never the token', async (context) => {
+      const { store, fixture } = get();
+      if (fixture.persistedText === undefined) return context.skip();
+      const ada = await store.createUser('Ada');
+      const issued = await store.issueToken(ada.id);
+      await store.addToken(ada.id, 'demo-token-4c1f9e', 'demo');
+      const persisted = await fixture.persistedText();
+      // The hashes are there, which proves the text is where the store keeps its data.
+      expect(persisted).toContain(hashApiToken(issued));
+      expect(persisted).toContain(hashApiToken('demo-token-4c1f9e'));
+      expect(persisted).not.toContain(issued);
+      expect(persisted).not.toContain(issued.slice(3));
+      expect(persisted).not.toContain('demo-token-4c1f9e');
+    });
+  });
+}
+
+function describeConversationConformance(get: () => RunStoreHarness): void {
+  describe('conversations', () => {
+    it('creates, gets and renames a conversation', async () => {
+      const { store, clock } = get();
+      const ada = await store.createUser('Ada');
+      const conversation = await store.createConversation(ada.id, '取消订单');
+      expect(conversation).toEqual({
+        id: expect.stringMatching(/^conv_[0-9a-f]{32}$/),
+        userId: ada.id,
+        title: '取消订单',
+        createdAt: clock.now(),
+        updatedAt: clock.now(),
+      });
+      expect(await store.getConversation(conversation.id)).toEqual(conversation);
+      clock.advance(1000);
+      await store.renameConversation(conversation.id, '取消手表订单');
+      // A rename is not activity: the list order (by updatedAt) does not change for it.
+      expect(await store.getConversation(conversation.id)).toEqual({
+        ...conversation,
+        title: '取消手表订单',
+      });
+    });
+
+    it('answers undefined or not_found for unknown conversations and users', async () => {
+      const { store } = get();
+      expect(await store.getConversation('conv_nope')).toBeUndefined();
+      await expectStoreError(store.renameConversation('conv_nope', 'x'), 'not_found');
+      await expectStoreError(store.createConversation('usr_nobody', 'x'), 'not_found');
+      expect(await store.listConversations('usr_nobody')).toEqual([]);
+    });
+
+    it("lists only the user's own conversations, most recently active first", async () => {
+      const { store, clock } = get();
+      const ada = await store.createUser('Ada');
+      const bob = await store.createUser('Bob');
+      const first = await store.createConversation(ada.id, 'first');
+      const second = await store.createConversation(ada.id, 'second'); // same millisecond as first
+      clock.advance(10);
+      const bobs = await store.createConversation(bob.id, 'bob');
+      clock.advance(10);
+      const third = await store.createConversation(ada.id, 'third');
+      expect((await store.listConversations(ada.id)).map((c) => c.title)).toEqual([
+        'third',
+        'second',
+        'first',
+      ]);
+      expect(await store.listConversations(bob.id)).toEqual([bobs]);
+
+      clock.advance(10);
+      await store.addUserMessage(first.id, 'hello again');
+      const listed = await store.listConversations(ada.id);
+      expect(listed.map((c) => c.id)).toEqual([first.id, third.id, second.id]);
+      expect(listed[0]?.updatedAt).toBe(clock.now());
+    });
+  });
+}
+
+function describeMessageConformance(get: () => RunStoreHarness): void {
+  describe('messages', () => {
+    it('adds user messages and lists them in creation order, ties broken by insertion', async () => {
+      const { store, clock } = get();
+      const { conversation } = await get().conversation();
+      const first = await store.addUserMessage(conversation.id, '我买的那块表还没发货的话，帮我取消吧');
+      const second = await store.addUserMessage(conversation.id, '不想要了', 'client-2');
+      const third = await store.addUserMessage(conversation.id, '谢谢');
+      expect(first).toEqual({
+        id: expect.stringMatching(/^msg_[0-9a-f]{32}$/),
+        conversationId: conversation.id,
+        role: 'user',
+        text: '我买的那块表还没发货的话，帮我取消吧',
+        createdAt: clock.now(),
+      });
+      expect(second).toMatchObject({ role: 'user', clientMessageId: 'client-2' });
+      expect(await store.listMessages(conversation.id)).toEqual([first, second, third]);
+    });
+
+    it('detects a retried POST by its clientMessageId, per conversation', async () => {
+      const { store } = get();
+      const { user, conversation } = await get().conversation();
+      const other = await store.createConversation(user.id, 'other');
+      const first = await store.addUserMessage(conversation.id, 'cancel it', 'client-1');
+      const error = await expectStoreError(
+        store.addUserMessage(conversation.id, 'cancel it', 'client-1'),
+        'duplicate_client_message',
+      );
+      expect(error.existingId).toBe(first.id);
+      expect(await store.listMessages(conversation.id)).toEqual([first]);
+      // The same client id in another conversation, and messages without one, are independent.
+      await store.addUserMessage(other.id, 'cancel it', 'client-1');
+      await store.addUserMessage(conversation.id, 'a');
+      await store.addUserMessage(conversation.id, 'b');
+      expect(await store.listMessages(conversation.id)).toHaveLength(3);
+    });
+
+    it('saves an assistant message and replaces it in place, keeping its position and createdAt', async () => {
+      const { store, clock } = get();
+      const { conversation } = await get().conversation();
+      const question = await store.addUserMessage(conversation.id, 'cancel my watch');
+      const paused = seedPausedMessage();
+      const started = {
+        ...paused,
+        blocks: paused.blocks.slice(0, 1),
+        status: 'running' as const,
+        lastSeq: 5,
+      };
+      await store.saveAssistantMessage(conversation.id, 'msg_a', SEED_CANCEL_ORDER.runId, started);
+      const createdAt = clock.now();
+      const after = await store.addUserMessage(conversation.id, 'later');
+      clock.advance(500);
+      await store.saveAssistantMessage(conversation.id, 'msg_a', SEED_CANCEL_ORDER.runId, paused);
+
+      const messages = await store.listMessages(conversation.id);
+      expect(messages.map((message) => message.id)).toEqual([question.id, 'msg_a', after.id]);
+      const expected: StoredMessage = {
+        id: 'msg_a',
+        conversationId: conversation.id,
+        role: 'assistant',
+        runId: SEED_CANCEL_ORDER.runId,
+        message: paused,
+        createdAt,
+      };
+      expect(messages[1]).toEqual(expected);
+      expect(paused.blocks).toHaveLength(9);
+      expect(paused.status).toBe('paused');
+    });
+
+    it('bumps the conversation on a new message, not on a replaced one', async () => {
+      const { store, clock } = get();
+      const { conversation } = await get().conversation();
+      clock.advance(100);
+      await store.addUserMessage(conversation.id, 'hi');
+      expect((await store.getConversation(conversation.id))?.updatedAt).toBe(clock.now());
+      clock.advance(100);
+      await store.saveAssistantMessage(conversation.id, 'msg_a', 'run_a', seedPausedMessage());
+      const bumped = clock.now();
+      expect((await store.getConversation(conversation.id))?.updatedAt).toBe(bumped);
+      clock.advance(100);
+      await store.saveAssistantMessage(conversation.id, 'msg_a', 'run_a', seedPausedMessage());
+      expect((await store.getConversation(conversation.id))?.updatedAt).toBe(bumped);
+    });
+
+    it('refuses to save over a message of another kind, conversation or run', async () => {
+      const { store } = get();
+      const { user, conversation } = await get().conversation();
+      const other = await store.createConversation(user.id, 'other');
+      const question = await store.addUserMessage(conversation.id, 'hi');
+      const message = seedPausedMessage();
+      await expectStoreError(
+        store.saveAssistantMessage(conversation.id, question.id, 'run_a', message),
+        'conflict',
+      );
+      await store.saveAssistantMessage(conversation.id, 'msg_a', 'run_a', message);
+      await expectStoreError(store.saveAssistantMessage(other.id, 'msg_a', 'run_a', message), 'conflict');
+      await expectStoreError(
+        store.saveAssistantMessage(conversation.id, 'msg_a', 'run_b', message),
+        'conflict',
+      );
+      await expectStoreError(store.saveAssistantMessage('conv_nope', 'msg_b', 'run_a', message), 'not_found');
+      await expectStoreError(store.addUserMessage('conv_nope', 'hi'), 'not_found');
+      expect(await store.listMessages(other.id)).toEqual([]);
+      expect(await store.listMessages('conv_nope')).toEqual([]);
+    });
+
+    it('hands out copies: mutating what came back changes nothing stored', async () => {
+      const { store } = get();
+      const { conversation } = await get().conversation();
+      const message = seedPausedMessage();
+      await store.saveAssistantMessage(conversation.id, 'msg_a', 'run_a', message);
+      message.blocks.length = 0;
+      const [listed] = await store.listMessages(conversation.id);
+      if (listed?.role !== 'assistant') throw new Error('expected the assistant message');
+      expect(listed.message.blocks).toHaveLength(9);
+      listed.message.blocks.length = 0;
+      const [again] = await store.listMessages(conversation.id);
+      expect(again?.role === 'assistant' && again.message.blocks.length).toBe(9);
+    });
+  });
+}
