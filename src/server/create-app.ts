@@ -1,0 +1,204 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { wireError } from '../protocol/index.ts';
+import type { RunManager } from '../runtime/index.ts';
+import type { RunStore, StoredMessage, User } from '../store/index.ts';
+import { HttpError, toHttpError } from './http-error.ts';
+import { readJsonBody } from './read-json-body.ts';
+import { streamRun } from './stream-run.ts';
+
+export interface AppOptions {
+  store: RunStore;
+  runs: RunManager;
+  /** One line per request; secrets (tokens) never reach it. */
+  log?: (line: Record<string, unknown>) => void;
+  heartbeatMs?: number;
+}
+
+type Env = { Variables: { user: User } };
+
+const NewConversation = z.object({ title: z.string().trim().min(1).max(200).optional() });
+const NewMessage = z.object({
+  text: z.string().trim().min(1).max(8000),
+  clientMessageId: z.string().min(1).max(100).optional(),
+});
+const Cancel = z.object({ reason: z.string().min(1).max(100).optional() });
+const Decision = z.object({ decision: z.enum(['approve', 'reject']), note: z.string().max(500).optional() });
+
+/**
+ * The HTTP API (docs/api.md): a small web-standard Hono app; the Node adapter sits at the edge
+ * (`start-server.ts`). Every /v1 route is authenticated with a bearer token, and a user sees only
+ * their own conversations and runs: anything else is 404.
+ */
+export function createApp(options: AppOptions): Hono<Env> {
+  const { store, runs } = options;
+  const app = new Hono<Env>();
+
+  app.use('*', async (context, next) => {
+    const started = performance.now();
+    await next();
+    options.log?.({
+      method: context.req.method,
+      path: new URL(context.req.url).pathname,
+      status: context.res.status,
+      ms: Math.round(performance.now() - started),
+      requestId: context.req.header('x-request-id'),
+    });
+  });
+
+  app.onError((error, context) => {
+    const http = toHttpError(error);
+    if (http)
+      return context.json(wireError(http.code, http.message, http.details), http.status as 400, http.headers);
+    options.log?.({ level: 'error', message: error instanceof Error ? error.message : String(error) });
+    return context.json(wireError('internal_error', 'something went wrong on our side'), 500);
+  });
+
+  app.notFound((context) => context.json(wireError('not_found', 'no such route'), 404));
+
+  app.get('/health', (context) => context.json({ status: 'ok' }));
+
+  app.use('/v1/*', async (context, next) => {
+    const header = context.req.header('authorization');
+    // EventSource cannot set headers; ?access_token= is the documented alternative for GET streams.
+    const token = header?.startsWith('Bearer ')
+      ? header.slice(7).trim()
+      : context.req.method === 'GET'
+        ? context.req.query('access_token')
+        : undefined;
+    const user = token ? await store.findUserByToken(token) : undefined;
+    if (user === undefined)
+      throw new HttpError(
+        401,
+        'unauthorized',
+        'a valid bearer token is required',
+        {},
+        { 'www-authenticate': 'Bearer' },
+      );
+    context.set('user', user);
+    await next();
+  });
+
+  app.post('/v1/conversations', async (context) => {
+    const body = await readJsonBody(context.req.raw, NewConversation);
+    const conversation = await store.createConversation(context.get('user').id, body.title ?? '新对话');
+    return context.json(
+      { id: conversation.id, title: conversation.title, createdAt: conversation.createdAt },
+      201,
+    );
+  });
+
+  app.get('/v1/conversations', async (context) => {
+    const conversations = await store.listConversations(context.get('user').id);
+    return context.json({
+      data: conversations.map(({ id, title, createdAt, updatedAt }) => ({ id, title, createdAt, updatedAt })),
+    });
+  });
+
+  app.get('/v1/conversations/:id', async (context) => {
+    const conversation = await ownedConversation(store, context.get('user').id, context.req.param('id'));
+    const messages = await store.listMessages(conversation.id);
+    return context.json({
+      id: conversation.id,
+      title: conversation.title,
+      createdAt: conversation.createdAt,
+      messages: messages.map(toMessageView),
+    });
+  });
+
+  app.post('/v1/conversations/:id/messages', async (context) => {
+    const user = context.get('user');
+    const conversation = await ownedConversation(store, user.id, context.req.param('id'));
+    const body = await readJsonBody(context.req.raw, NewMessage);
+    const log = await runs.startRun(user.id, conversation.id, body.text, body.clientMessageId);
+    if (conversation.title === '新对话')
+      await store.renameConversation(conversation.id, body.text.slice(0, 30));
+    return streamRun(log, 0, context.req.header('accept'), heartbeat(options));
+  });
+
+  app.get('/v1/runs/:id', async (context) => {
+    const run = await runs.getRun(context.get('user').id, context.req.param('id'));
+    return context.json({
+      id: run.id,
+      conversationId: run.conversationId,
+      messageId: run.messageId,
+      status: run.status,
+      ...(run.cancelReason ? { cancelReason: run.cancelReason } : {}),
+      lastSeq: run.lastSeq,
+    });
+  });
+
+  app.get('/v1/runs/:id/events', async (context) => {
+    const log = await runs.logOf(context.get('user').id, context.req.param('id'));
+    const after = parseSeq(context.req.header('last-event-id') ?? context.req.query('after'));
+    return streamRun(log, after, context.req.header('accept'), heartbeat(options));
+  });
+
+  app.post('/v1/runs/:id/cancel', async (context) => {
+    const body = await readJsonBody(context.req.raw, Cancel);
+    const run = await runs.cancel(
+      context.get('user').id,
+      context.req.param('id'),
+      body.reason ?? 'user_stop',
+    );
+    return context.json({
+      id: run.id,
+      status: run.status,
+      ...(run.cancelReason ? { cancelReason: run.cancelReason } : {}),
+    });
+  });
+
+  app.post('/v1/runs/:id/confirmations/:toolCallId', async (context) => {
+    const user = context.get('user');
+    const runId = context.req.param('id');
+    const body = await readJsonBody(context.req.raw, Decision);
+    const before = (await runs.logOf(user.id, runId)).lastSeq;
+    const log = await runs.decide(user.id, runId, context.req.param('toolCallId'), body.decision, body.note);
+    const after =
+      context.req.header('last-event-id') === undefined
+        ? before
+        : parseSeq(context.req.header('last-event-id'));
+    return streamRun(log, after, context.req.header('accept'), heartbeat(options));
+  });
+
+  return app;
+}
+
+async function ownedConversation(store: RunStore, userId: string, id: string) {
+  const conversation = await store.getConversation(id);
+  if (conversation === undefined || conversation.userId !== userId)
+    throw new HttpError(404, 'not_found', 'no such conversation');
+  return conversation;
+}
+
+function toMessageView(message: StoredMessage) {
+  if (message.role === 'user')
+    return {
+      id: message.id,
+      role: 'user',
+      status: 'completed',
+      text: message.text,
+      createdAt: message.createdAt,
+    };
+  return {
+    id: message.id,
+    role: 'assistant',
+    status: message.message.status,
+    runId: message.runId,
+    lastSeq: message.message.lastSeq,
+    blocks: message.message.blocks,
+    message: message.message,
+    createdAt: message.createdAt,
+  };
+}
+
+function parseSeq(value: string | undefined): number {
+  if (value === undefined || value === '') return 0;
+  if (!/^\d+$/.test(value))
+    throw new HttpError(400, 'invalid_request', 'Last-Event-ID / after must be a non-negative integer');
+  return Number(value);
+}
+
+function heartbeat(options: AppOptions): { heartbeatMs?: number } {
+  return options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs };
+}

@@ -1,0 +1,53 @@
+import { RunError } from '../runtime/index.ts';
+import { RunStoreError } from '../store/index.ts';
+
+/** An error that becomes `{"error": {"code", "message", …}}` with an HTTP status, before any stream. */
+export class HttpError extends Error {
+  override readonly name = 'HttpError';
+  readonly status: number;
+  readonly code: string;
+  readonly details: Record<string, unknown>;
+  readonly headers: Record<string, string>;
+
+  constructor(
+    status: number,
+    code: string,
+    message: string,
+    details: Record<string, unknown> = {},
+    headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.status = status;
+    this.code = code;
+    this.details = details;
+    this.headers = headers;
+  }
+}
+
+const RUN_ERROR_STATUS: Record<RunError['code'], number> = {
+  not_found: 404,
+  confirmation_pending: 409,
+  run_in_progress: 409,
+  decision_conflict: 409,
+  run_finished: 409,
+  not_paused: 409,
+  invalid_request: 400,
+};
+
+/** Typed errors of the layers below, as the HTTP errors the API documents. */
+export function toHttpError(error: unknown): HttpError | undefined {
+  if (error instanceof HttpError) return error;
+  if (error instanceof RunError)
+    return new HttpError(RUN_ERROR_STATUS[error.code], error.code, error.message, error.details);
+  if (error instanceof RunStoreError) {
+    if (error.code === 'not_found') return new HttpError(404, 'not_found', 'not found');
+    if (error.code === 'duplicate_client_message') {
+      return new HttpError(409, 'duplicate_message', 'this message was already sent', {
+        messageId: error.existingId,
+      });
+    }
+    if (error.code === 'active_run_exists')
+      return new HttpError(409, 'run_in_progress', '上一轮回答还在进行中，请稍候或先停止它');
+  }
+  return undefined;
+}

@@ -1,0 +1,4 @@
+export * from './create-app.ts';
+export * from './http-error.ts';
+export * from './read-json-body.ts';
+export * from './stream-run.ts';
