@@ -1,0 +1,32 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createNovaShopDomain } from './index.ts';
+import { DEMO_USER, openSeededShop, type SeededShop } from './test-support/novashop-fixture.ts';
+
+let shop: SeededShop;
+beforeEach(() => {
+  shop = openSeededShop();
+});
+afterEach(() => shop.close());
+
+describe('createNovaShopDomain', () => {
+  it('wires tools, skills, orders, the demo model and the seed to one database', async () => {
+    const domain = createNovaShopDomain({
+      database: shop.database,
+      knowledge: { search: async () => ({ hits: [], lowEvidence: true }) },
+    });
+    expect(domain.tools.map((tool) => tool.name)).toEqual([
+      'query_order',
+      'cancel_order',
+      'search_knowledge',
+    ]);
+    expect(domain.skills.map((skill) => skill.name)).toEqual([
+      'order-change',
+      'returns-and-refunds',
+      'shipping-and-size',
+    ]);
+    expect(domain.model.name).toBe('novashop-demo');
+    expect(domain.seed('user_new')).toEqual({ productsInserted: 0, ordersInserted: 6 });
+    expect(domain.seed('user_new')).toEqual({ productsInserted: 0, ordersInserted: 0 });
+    expect((await domain.orders.getOrder(DEMO_USER, '88235'))?.status).toBe('已支付待发货');
+  });
+});

@@ -1,0 +1,52 @@
+import { fileURLToPath } from 'node:url';
+import type { Database } from 'better-sqlite3';
+import type { IngestSummary, KnowledgeBase } from '../../retrieval/index.ts';
+import type { Skill } from '../../runtime/skill.ts';
+import type { AnyTool } from '../../runtime/tool.ts';
+import { loadNovaShopSkills } from './load-novashop-skills.ts';
+import { NovaShopDemoModel } from './novashop-demo-model.ts';
+import { type SeedSummary, seedNovaShop } from './seed-novashop.ts';
+import { SqliteOrderRepository } from './sqlite-order-repository.ts';
+import { createNovaShopTools } from './tools/create-novashop-tools.ts';
+import type { KnowledgeSearch } from './tools/search-knowledge.ts';
+
+/** This folder: ingest the knowledge relative to it, so citations read `knowledge/policies/…#L21`. */
+export const NOVASHOP_DIRECTORY = fileURLToPath(new URL('.', import.meta.url));
+/** The policies, product pages and FAQ `search_knowledge` searches. */
+export const NOVASHOP_KNOWLEDGE_DIRECTORY = fileURLToPath(new URL('./knowledge/', import.meta.url));
+
+/** Ingest the NovaShop knowledge (incremental: unchanged files cost nothing on the next start). */
+export function ingestNovaShopKnowledge(knowledge: Pick<KnowledgeBase, 'ingest'>): Promise<IngestSummary> {
+  return knowledge.ingest([NOVASHOP_KNOWLEDGE_DIRECTORY], { baseDirectory: NOVASHOP_DIRECTORY });
+}
+
+export interface NovaShopDomainOptions {
+  /** The product's SQLite file; the order tables are created in it on first use. */
+  database: Database;
+  /** The knowledge base (`openKnowledgeBase(database)`), or anything with its `search`. */
+  knowledge: KnowledgeSearch;
+  /** Pause before each part the demo model streams. Default 0. */
+  modelDelayMs?: number;
+}
+
+export interface NovaShopDomain {
+  tools: AnyTool[];
+  skills: Skill[];
+  orders: SqliteOrderRepository;
+  /** The offline demo model; replace it with a real one (see `createChatModelFromEnv`). */
+  model: NovaShopDemoModel;
+  /** Seed the catalogue and this user's demo orders; idempotent. */
+  seed(userId: string): SeedSummary;
+}
+
+/** Everything the server needs to run the NovaShop demo, wired to one SQLite file. */
+export function createNovaShopDomain(options: NovaShopDomainOptions): NovaShopDomain {
+  const orders = new SqliteOrderRepository(options.database);
+  return {
+    tools: createNovaShopTools({ orders, knowledge: options.knowledge }),
+    skills: loadNovaShopSkills(),
+    orders,
+    model: new NovaShopDemoModel(options.modelDelayMs === undefined ? {} : { delayMs: options.modelDelayMs }),
+    seed: (userId) => seedNovaShop(orders, userId),
+  };
+}

@@ -1,0 +1,25 @@
+import { planCancel } from './cancel-flow.ts';
+import { detectIntent } from './intent.ts';
+import { planPolicy } from './policy-flow.ts';
+import { planStatus } from './status-flow.ts';
+import { planSummary } from './summary.ts';
+import type { Transcript } from './transcript.ts';
+import { CANNOT_HELP, type TurnPlan } from './turn-plan.ts';
+
+/** The next turn, from the shopper's question (intent by keyword rules) and the results so far. */
+export function planTurn(transcript: Transcript): TurnPlan {
+  if (transcript.visibleTools.size === 0) return planSummary(transcript);
+  const intent = detectIntent(transcript.question);
+  switch (intent) {
+    case 'cancel':
+      return planCancel(transcript);
+    case 'status':
+      return planStatus(transcript);
+    case 'return':
+    case 'shipping':
+    case 'size':
+      return planPolicy(transcript, intent);
+    case 'unknown':
+      return { text: CANNOT_HELP };
+  }
+}

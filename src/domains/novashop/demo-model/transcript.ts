@@ -1,0 +1,116 @@
+import type { ChatMessage, ChatRequest } from '../../../models/chat-model.ts';
+
+/**
+ * What the demo model can see of the run so far: the shopper's question, the calls it already made
+ * in this run with what came back, and which tools it may call now.
+ *
+ * Tool messages are read as the runtime writes them: the JSON text of the result; a failure as
+ * `{"error": {"code", "message"}}`; a rejected confirmation as `{"rejected": true, "message"}`.
+ * A few other spellings are accepted too (`{"status": "rejected"}`, `{"error": "…"}`, a result
+ * wrapped as `{"status": "done", "result": …}`), and text that is not JSON counts as a result.
+ */
+
+export type ToolOutcome =
+  | { kind: 'done'; value: unknown }
+  | { kind: 'failed'; code: string; message: string }
+  | { kind: 'rejected'; message: string }
+  /** No tool message answers the call (a runtime that did not report it). */
+  | { kind: 'missing' };
+
+export interface MadeCall {
+  id: string;
+  name: string;
+  args: Record<string, unknown>;
+  outcome: ToolOutcome;
+}
+
+export interface Transcript {
+  /** The shopper's message that started this run ('' when there is none). */
+  question: string;
+  /** This run's tool calls, in the order they were made. */
+  calls: MadeCall[];
+  /** Tools the model may call now; empty on the summary turn. */
+  visibleTools: ReadonlySet<string>;
+}
+
+export function readTranscript(request: ChatRequest): Transcript {
+  const visibleTools = new Set((request.tools ?? []).map((tool) => tool.name));
+  const messages = [...request.messages];
+  // The summary turn after max iterations may end with the runtime's own instruction (a user
+  // message right after the tool results): the shopper's question is the user message before it.
+  if (visibleTools.size === 0 && messages.length > 1) {
+    const last = messages.at(-1);
+    const beforeLast = messages.at(-2);
+    if (last?.role === 'user' && beforeLast !== undefined && beforeLast.role !== 'user') messages.pop();
+  }
+  const start = findLastIndex(messages, (message) => message.role === 'user');
+  const question = start === -1 ? '' : (messages[start]?.content ?? '');
+  const run = messages.slice(start + 1);
+  const results = new Map<string, string>();
+  for (const message of run) if (message.role === 'tool') results.set(message.toolCallId, message.content);
+  const calls: MadeCall[] = [];
+  for (const message of run) {
+    if (message.role !== 'assistant') continue;
+    for (const call of message.toolCalls ?? []) {
+      const content = results.get(call.id);
+      calls.push({
+        id: call.id,
+        name: call.name,
+        args: parseArguments(call.arguments),
+        outcome: content === undefined ? { kind: 'missing' } : readOutcome(content),
+      });
+    }
+  }
+  return { question, calls, visibleTools };
+}
+
+export function readOutcome(content: string): ToolOutcome {
+  let value: unknown;
+  try {
+    value = JSON.parse(content);
+  } catch {
+    // Not JSON: a tool that answered in plain text; the demo treats the text as the result.
+    return { kind: 'done', value: content };
+  }
+  if (!isRecord(value)) return { kind: 'done', value };
+  const message = typeof value.message === 'string' ? value.message : '';
+  if (value.rejected === true || value.status === 'rejected' || value.decision === 'reject') {
+    return { kind: 'rejected', message: message || (typeof value.note === 'string' ? value.note : '') };
+  }
+  const error = value.error;
+  if (isRecord(error)) {
+    return {
+      kind: 'failed',
+      code: typeof error.code === 'string' ? error.code : 'tool_failed',
+      message: typeof error.message === 'string' ? error.message : message,
+    };
+  }
+  if (typeof error === 'string') return { kind: 'failed', code: 'tool_failed', message: error };
+  if (value.ok === false || value.status === 'failed')
+    return { kind: 'failed', code: 'tool_failed', message };
+  if ('result' in value && (value.status === 'done' || value.ok === true)) {
+    return { kind: 'done', value: value.result };
+  }
+  return { kind: 'done', value };
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function parseArguments(text: string): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(text);
+    return isRecord(value) ? value : {};
+  } catch {
+    return {};
+  }
+}
+
+function findLastIndex(messages: readonly ChatMessage[], test: (message: ChatMessage) => boolean): number {
+  for (let position = messages.length - 1; position >= 0; position -= 1) {
+    const message = messages[position];
+    if (message !== undefined && test(message)) return position;
+  }
+  return -1;
+}

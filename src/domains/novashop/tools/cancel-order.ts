@@ -1,0 +1,102 @@
+import { z } from 'zod';
+import { type ConfirmationRequest, type Tool, ToolError } from '../../../runtime/tool.ts';
+import {
+  cancellationRefusal,
+  describeItems,
+  type Order,
+  type OrderRepository,
+  orderNotFound,
+  type Refund,
+} from '../order-repository.ts';
+
+export const CancelOrderArgsSchema = z.object({
+  orderId: z.string().trim().min(1).max(32).describe('要取消的订单号，例如 88235'),
+});
+export type CancelOrderArgs = z.infer<typeof CancelOrderArgsSchema>;
+
+export interface CancelOrderResult {
+  orderId: string;
+  status: '已取消';
+  /** The items in one line, e.g. Apple Watch Series 12（深空灰色、42毫米、铝金属、GPS）· 回环式运动表带. */
+  items: string;
+  paidAmount: string;
+  cancelledAt: string | null;
+  /** Started for a paid order; null for one never paid. */
+  refund: Refund | null;
+  /** True when the order was cancelled before this call: nothing changed, no second refund. */
+  alreadyCancelled: boolean;
+  /** The outcome in a sentence. */
+  message: string;
+}
+
+/**
+ * `cancel_order`: a write tool, so the runtime shows the card `confirm` builds and runs `execute`
+ * only after the shopper approves. Hidden until the `order-change` skill is loaded.
+ */
+export function createCancelOrderTool(orders: OrderRepository): Tool<CancelOrderArgs, CancelOrderResult> {
+  return {
+    name: 'cancel_order',
+    title: '取消订单',
+    description:
+      '取消买家的一笔订单。只有待付款和已支付待发货的订单可以取消；已发货、已签收、已完成的订单会被拒绝（请改为引导物流拦截或退货）。' +
+      '调用后会先请买家在确认卡上确认，确认后才执行；取消后不能撤回，已支付的款项原路退回。',
+    parameters: CancelOrderArgsSchema,
+    effect: 'write',
+    requiresSkill: 'order-change',
+    timeoutMs: 10_000,
+    async confirm(args, context): Promise<ConfirmationRequest> {
+      context.signal.throwIfAborted();
+      const order = await orders.getOrder(context.userId, args.orderId);
+      if (order === undefined) throw orderNotFound(args.orderId);
+      if (order.status === '已取消') {
+        throw new ToolError(
+          'order_already_cancelled',
+          `订单 ${order.orderId} 已经是已取消状态，无需再次取消。`,
+        );
+      }
+      const refusal = cancellationRefusal(order);
+      if (refusal) throw refusal;
+      return confirmationFor(order);
+    },
+    async execute(args, context) {
+      context.signal.throwIfAborted();
+      const before = await orders.getOrder(context.userId, args.orderId);
+      if (before === undefined) throw orderNotFound(args.orderId);
+      const order = await orders.cancelOrder(context.userId, args.orderId);
+      return {
+        orderId: order.orderId,
+        status: '已取消',
+        items: describeItems(order.items),
+        paidAmount: order.paidAmount,
+        cancelledAt: order.cancelledAt,
+        refund: order.refund,
+        alreadyCancelled: before.status === '已取消',
+        message: outcome(order, before.status === '已取消'),
+      };
+    },
+  };
+}
+
+/** The card: 取消订单 · 订单 88235 · Apple Watch Series 12, with number, items, amount and status. */
+export function confirmationFor(order: Order): ConfirmationRequest {
+  const [first] = order.items;
+  const more = order.items.length > 1 ? ` 等 ${order.items.length} 件商品` : '';
+  return {
+    title: '取消订单',
+    description: `订单 ${order.orderId}${first ? ` · ${first.name}${more}` : ''}`,
+    details: [
+      { label: '订单号', value: order.orderId },
+      { label: '商品', value: describeItems(order.items) },
+      { label: order.status === '待付款' ? '应付金额' : '实付金额', value: `¥${order.paidAmount}` },
+      { label: '订单状态', value: order.status },
+    ],
+  };
+}
+
+function outcome(order: Order, alreadyCancelled: boolean): string {
+  const head = alreadyCancelled
+    ? `订单 ${order.orderId} 此前已经取消，本次没有再做改动`
+    : `订单 ${order.orderId} 已取消`;
+  if (order.refund === null) return `${head}，该订单未付款，无需退款。`;
+  return `${head}，${order.refund.amount} 元的退款${order.refund.status}，${order.refund.to}。`;
+}

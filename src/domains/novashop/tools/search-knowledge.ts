@@ -1,0 +1,76 @@
+import { z } from 'zod';
+import type { Tool } from '../../../runtime/tool.ts';
+
+/** One hit as the knowledge base returns it (`src/retrieval` `SearchHit`, the fields used here). */
+export interface KnowledgeHit {
+  text: string;
+  title: string;
+  headingPath: readonly string[];
+  source: { citation: string };
+}
+
+/** What `search_knowledge` needs: `KnowledgeBase` satisfies it, and so does a test fake. */
+export interface KnowledgeSearch {
+  search(
+    query: string,
+    options: { topK: number; signal?: AbortSignal },
+  ): Promise<{ hits: readonly KnowledgeHit[]; lowEvidence: boolean }>;
+}
+
+export const SearchKnowledgeArgsSchema = z.object({
+  query: z.string().trim().min(1).max(200).describe('要查的问题或关键词，例如「NovaTrail X2 退货」'),
+  topK: z.number().int().min(1).max(8).optional().describe('返回几条条款，1 到 8，默认 4'),
+});
+export type SearchKnowledgeArgs = z.infer<typeof SearchKnowledgeArgsSchema>;
+
+export interface KnowledgeEvidence {
+  text: string;
+  /** The heading path, e.g. NovaShop 退货政策 › 一、7 天无理由退货 › 适用范围与时限. */
+  section: string;
+  /** `path#L12`: cite it next to the clause. */
+  citation: string;
+}
+
+export interface SearchKnowledgeResult {
+  query: string;
+  /** True when nothing convincing was found: say so rather than guess. */
+  lowEvidence: boolean;
+  hits: KnowledgeEvidence[];
+}
+
+export const SEARCH_KNOWLEDGE_DEFAULT_TOP_K = 4;
+
+/**
+ * `search_knowledge`: NovaShop's policies, product pages and FAQ, as evidence (clauses with their
+ * section and citation), never a verdict: the model decides what the clauses mean for the question.
+ */
+export function createSearchKnowledgeTool(
+  knowledge: KnowledgeSearch,
+): Tool<SearchKnowledgeArgs, SearchKnowledgeResult> {
+  return {
+    name: 'search_knowledge',
+    title: '知识检索',
+    description:
+      '检索 NovaShop 的政策条款、商品页和常见问题（退货、退款、换货、配送、运费、尺码、保修、发票、积分等），' +
+      '返回原文条款、所在章节和出处（citation）。回答时只依据返回的条款并注明出处；lowEvidence 为 true 表示没找到可靠依据。',
+    parameters: SearchKnowledgeArgsSchema,
+    effect: 'read',
+    timeoutMs: 15_000,
+    async execute(args, context) {
+      context.signal.throwIfAborted();
+      const result = await knowledge.search(args.query, {
+        topK: args.topK ?? SEARCH_KNOWLEDGE_DEFAULT_TOP_K,
+        signal: context.signal,
+      });
+      return {
+        query: args.query,
+        lowEvidence: result.lowEvidence,
+        hits: result.hits.map((hit) => ({
+          text: hit.text,
+          section: hit.headingPath.length > 0 ? hit.headingPath.join(' › ') : hit.title,
+          citation: hit.source.citation,
+        })),
+      };
+    },
+  };
+}
