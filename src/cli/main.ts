@@ -1,8 +1,12 @@
 import { RetrievalError } from '../retrieval/index.ts';
 import { KB_USAGE, kbCommand } from './kb-command.ts';
+import { serveCommand } from './serve-command.ts';
 import { UsageError } from './usage-error.ts';
 
 const USAGE = `runstream: agent runs people can watch, stop, resume and approve.
+
+Usage:
+  runstream serve                             the server and the NovaShop demo on http://127.0.0.1:8787
 
 ${KB_USAGE}`;
 
@@ -13,6 +17,8 @@ export async function main(argv: string[]): Promise<number> {
     switch (command) {
       case 'kb':
         return await kbCommand(rest);
+      case 'serve':
+        return await serveCommand();
       case undefined:
       case 'help':
       case '--help':

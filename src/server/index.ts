@@ -1,4 +1,5 @@
 export * from './create-app.ts';
 export * from './http-error.ts';
 export * from './read-json-body.ts';
+export * from './start-server.ts';
 export * from './stream-run.ts';

@@ -39,7 +39,7 @@ export function streamRun(
     first = false;
     return encoder.encode(text);
   };
-  let cleanup = () => undefined as void;
+  let cleanup: () => void = () => {};
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
       let closed = false;
