@@ -1,4 +1,5 @@
 import { RetrievalError } from '../retrieval/index.ts';
+import { CHAT_USAGE, chatCommand } from './chat-command.ts';
 import { KB_USAGE, kbCommand } from './kb-command.ts';
 import { serveCommand } from './serve-command.ts';
 import { UsageError } from './usage-error.ts';
@@ -7,6 +8,8 @@ const USAGE = `runstream: agent runs people can watch, stop, resume and approve.
 
 Usage:
   runstream serve                             the server and the NovaShop demo on http://127.0.0.1:8787
+
+${CHAT_USAGE}
 
 ${KB_USAGE}`;
 
@@ -19,6 +22,8 @@ export async function main(argv: string[]): Promise<number> {
         return await kbCommand(rest);
       case 'serve':
         return await serveCommand();
+      case 'chat':
+        return await chatCommand(rest);
       case undefined:
       case 'help':
       case '--help':
