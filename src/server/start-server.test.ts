@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createRunstreamClient } from '../client/index.ts';
-import { fromMessage, type Message, toMessage } from '../protocol/index.ts';
+import { createMessageState, fromMessage, type Message, reduceAll, toMessage } from '../protocol/index.ts';
+import { openDatabase, SqliteRunStore } from '../store/index.ts';
 import { type StartedServer, startServer } from './start-server.ts';
 
 let directory: string;
@@ -108,5 +109,70 @@ describe('npm start: the seed scenario over HTTP with the offline model', () => 
     const status = await client.sendMessage(conversationId, { text: '88235 现在什么状态' }).result();
     const query = status.blocks.find((block) => block.kind === 'tool' && block.name === 'query_order');
     expect(JSON.stringify(query?.kind === 'tool' ? query.result : null)).toContain('已取消');
+  });
+});
+
+describe('npm start after a crash', () => {
+  it('marks a run the crash left running as interrupted, with the error block, in the real SQLite file', async () => {
+    await server.close();
+    // What a crash leaves behind: a run still `running`, its message persisted mid-answer.
+    const database = openDatabase(join(directory, 'runstream.db'));
+    const store = new SqliteRunStore(database);
+    const conversation = await store.createConversation('usr_demo', '崩溃前的对话');
+    await store.addUserMessage(conversation.id, '帮我取消订单');
+    await store.createRun({
+      id: 'run_crashed',
+      conversationId: conversation.id,
+      messageId: 'msg_crashed',
+      userId: 'usr_demo',
+      status: 'running',
+      cancelReason: null,
+      lastSeq: 3,
+      leaseOwner: null,
+      leaseExpiresAt: null,
+    });
+    const partial = reduceAll(createMessageState(), [
+      {
+        type: 'run.started',
+        runId: 'run_crashed',
+        seq: 1,
+        at: 1,
+        conversationId: conversation.id,
+        messageId: 'msg_crashed',
+      },
+      { type: 'block.started', runId: 'run_crashed', seq: 2, at: 2, blockId: 'blk_1', kind: 'answer' },
+      { type: 'block.delta', runId: 'run_crashed', seq: 3, at: 3, blockId: 'blk_1', text: '我先看下' },
+    ]);
+    await store.saveAssistantMessage(conversation.id, 'msg_crashed', 'run_crashed', toMessage(partial));
+    database.close();
+
+    server = await startServer(
+      {
+        RUNSTREAM_DB: join(directory, 'runstream.db'),
+        PORT: '0',
+        RUNSTREAM_DEMO_TOKEN: 'demo-token',
+        RUNSTREAM_DEMO_DELAY_MS: '0',
+      },
+      () => undefined,
+    );
+    const headers = { authorization: 'Bearer demo-token' };
+    const run = (await (await fetch(`${server.url}/v1/runs/run_crashed`, { headers })).json()) as Record<
+      string,
+      unknown
+    >;
+    expect(run).toMatchObject({ status: 'interrupted', cancelReason: 'server_restart' });
+    const view = (await (
+      await fetch(`${server.url}/v1/conversations/${conversation.id}`, { headers })
+    ).json()) as {
+      messages: { role: string; message?: Message }[];
+    };
+    const message = view.messages.at(-1)?.message as Message;
+    expect(shape(message)).toEqual(['answer:interrupted', 'error:done']);
+    expect(message.blocks[1]).toMatchObject({ text: '本轮异常中断，请核对刚才提交的操作是否已经生效。' });
+    // A new message in that conversation is accepted again.
+    const next = await createRunstreamClient({ baseUrl: server.url, token: 'demo-token' })
+      .sendMessage(conversation.id, { text: '88235 现在什么状态' })
+      .result();
+    expect(next.status).toBe('completed');
   });
 });
