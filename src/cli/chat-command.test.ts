@@ -1,32 +1,19 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type StartedServer, startServer } from '../server/index.ts';
+import type { StartedServer } from '../server/index.ts';
+import { startTestServer, type TestServer } from '../server/test-support/start-test-server.ts';
 
 /** `runstream chat` as a person runs it, against the real server with the offline model. */
 const BIN = new URL('../../bin/runstream.mjs', import.meta.url).pathname;
-let directory: string;
+let testServer: TestServer;
 let server: StartedServer;
 
 beforeAll(async () => {
-  directory = mkdtempSync(join(tmpdir(), 'runstream-chat-'));
-  server = await startServer(
-    {
-      RUNSTREAM_DB: join(directory, 'runstream.db'),
-      PORT: '0',
-      RUNSTREAM_DEMO_TOKEN: 'demo-token',
-      RUNSTREAM_DEMO_DELAY_MS: '0',
-    },
-    () => undefined,
-  );
+  testServer = await startTestServer();
+  server = testServer.server;
 });
 
-afterAll(async () => {
-  await server.close();
-  rmSync(directory, { recursive: true, force: true });
-});
+afterAll(() => testServer.close());
 
 function chat(message: string, answer: string): Promise<{ code: number | null; stdout: string }> {
   return new Promise((resolve) => {

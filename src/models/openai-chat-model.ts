@@ -2,6 +2,7 @@ import { ProtocolError, SseDecoderStream, type SseMessage } from '../protocol/in
 import {
   backoffDelay,
   describeCause,
+  describeEndpoint,
   errorObjectMessage,
   isHttpUrl,
   isRecord,
@@ -163,7 +164,7 @@ export class OpenAiChatModel implements ChatModel {
     signal?.addEventListener('abort', onAbort, { once: true });
     const timeout = new ModelError(
       'model_unavailable',
-      `POST ${this.#describeEndpoint()} sent nothing for ${this.#timeoutMs} ms`,
+      `POST ${describeEndpoint(this.#endpoint)} sent nothing for ${this.#timeoutMs} ms`,
       { retryable: true },
     );
     // The clock runs only while this adapter waits for the server, not while the consumer is busy
@@ -192,7 +193,7 @@ export class OpenAiChatModel implements ChatModel {
       const contentType = response.headers.get('content-type') ?? '';
       if (contentType.includes('application/json')) throw await this.#notAStream(response);
       if (response.body === null)
-        throw new ModelError('model_failed', `POST ${this.#describeEndpoint()} sent no body`);
+        throw new ModelError('model_failed', `POST ${describeEndpoint(this.#endpoint)} sent no body`);
       const bytesSeen = new TransformStream<Uint8Array, Uint8Array>({
         transform(chunk, controller) {
           if (waiting) startWaiting();
@@ -223,7 +224,7 @@ export class OpenAiChatModel implements ChatModel {
       }
       throw new ModelError(
         'model_stream_broken',
-        `the stream from POST ${this.#describeEndpoint()} ended without [DONE] or a finish_reason`,
+        `the stream from POST ${describeEndpoint(this.#endpoint)} ended without [DONE] or a finish_reason`,
         // Harmless to retry while nothing was delivered; `stream()` never retries after that.
         { retryable: true },
       );
@@ -235,13 +236,13 @@ export class OpenAiChatModel implements ChatModel {
         // Framing the decoder refused (a frame past its size limit): the same request would repeat it.
         throw new ModelError(
           'model_failed',
-          `the stream from POST ${this.#describeEndpoint()} is unreadable: ${error.message}`,
+          `the stream from POST ${describeEndpoint(this.#endpoint)} is unreadable: ${error.message}`,
           { cause: error },
         );
       }
       throw new ModelError(
         'model_unavailable',
-        `POST ${this.#describeEndpoint()} failed: ${describeCause(error)}`,
+        `POST ${describeEndpoint(this.#endpoint)} failed: ${describeCause(error)}`,
         { retryable: true, cause: error },
       );
     } finally {
@@ -270,7 +271,7 @@ export class OpenAiChatModel implements ChatModel {
     const hint = code === 'model_auth' ? ' (check the API key, OPENAI_API_KEY)' : '';
     const error = new ModelError(
       code,
-      `POST ${this.#describeEndpoint()} answered ${status}: ${serverMessage(text)}${hint}`,
+      `POST ${describeEndpoint(this.#endpoint)} answered ${status}: ${serverMessage(text)}${hint}`,
       { status: response.status, retryable },
     );
     // Some providers send fractional seconds (`Retry-After: 1.5`); this adapter has always taken them.
@@ -291,7 +292,7 @@ export class OpenAiChatModel implements ChatModel {
     const reported = isRecord(body) && body.error ? errorObjectMessage(body) : undefined;
     const problem =
       reported ?? `JSON instead of an event stream; does this server support stream: true? ${truncate(text)}`;
-    return new ModelError('model_failed', `POST ${this.#describeEndpoint()} answered ${problem}`, {
+    return new ModelError('model_failed', `POST ${describeEndpoint(this.#endpoint)} answered ${problem}`, {
       status: response.status,
     });
   }
@@ -314,15 +315,6 @@ export class OpenAiChatModel implements ChatModel {
       random: this.#random,
       floorMs: retryAfterMs,
     });
-  }
-
-  /** The endpoint as shown in messages: without credentials or a query a base URL might carry. */
-  #describeEndpoint(): string {
-    const url = new URL(this.#endpoint);
-    url.username = '';
-    url.password = '';
-    url.search = '';
-    return url.href;
   }
 
   /** Servers sometimes quote the key they refused; it must not reach logs through our messages. */

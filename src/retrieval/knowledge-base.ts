@@ -164,7 +164,7 @@ export class KnowledgeBase {
         [trimmed],
         options.signal ? { signal: options.signal } : {},
       );
-      if (vector !== undefined && vector.some((value) => value !== 0)) {
+      if (vector?.some((value) => value !== 0)) {
         lanes.vector = index.vectors.search(vector, depth, allowed);
       }
     }

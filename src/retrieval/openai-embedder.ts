@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   backoffDelay,
   describeCause,
+  describeEndpoint,
   isHttpUrl,
   retryAfterFromHeaders,
   serverMessage,
@@ -149,7 +150,7 @@ export class OpenAiCompatibleEmbedder implements Embedder {
         throw new RetrievalError(
           'embedding_failed',
           this.#redact(
-            `embedding request POST ${this.#describeEndpoint()} failed: ${outcome.description}${attempts}`,
+            `embedding request POST ${describeEndpoint(this.#endpoint)} failed: ${outcome.description}${attempts}`,
           ),
         );
       }
@@ -255,7 +256,7 @@ export class OpenAiCompatibleEmbedder implements Embedder {
         : `earlier vectors from this model had ${expected}`;
     throw new RetrievalError(
       'dimension_mismatch',
-      `model ${JSON.stringify(this.#providerModel)} at ${this.#describeEndpoint()} returned a vector of ` +
+      `model ${JSON.stringify(this.#providerModel)} at ${describeEndpoint(this.#endpoint)} returned a vector of ` +
         `${length} dimensions for text ${textIndex}, but ${reason}`,
     );
   }
@@ -263,17 +264,10 @@ export class OpenAiCompatibleEmbedder implements Embedder {
   #malformed(problem: string): RetrievalError {
     return new RetrievalError(
       'embedding_failed',
-      this.#redact(`embedding request POST ${this.#describeEndpoint()} got an unusable answer: ${problem}`),
+      this.#redact(
+        `embedding request POST ${describeEndpoint(this.#endpoint)} got an unusable answer: ${problem}`,
+      ),
     );
-  }
-
-  /** The endpoint as shown in messages: without any credentials or query a base URL might carry. */
-  #describeEndpoint(): string {
-    const url = new URL(this.#endpoint);
-    url.username = '';
-    url.password = '';
-    url.search = '';
-    return url.href;
   }
 
   /** Servers sometimes quote the key they refused; it must not reach logs through our messages. */

@@ -1,33 +1,20 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createRunstreamClient } from '../client/index.ts';
 import { createMessageState, fromMessage, type Message, reduceAll, toMessage } from '../protocol/index.ts';
 import { openDatabase, SqliteRunStore } from '../store/index.ts';
-import { type StartedServer, startServer } from './start-server.ts';
+import type { StartedServer } from './start-server.ts';
+import { startTestServer, type TestServer } from './test-support/start-test-server.ts';
 
-let directory: string;
+let testServer: TestServer;
 let server: StartedServer;
 const SEED = '我买的那块表还没发货的话，帮我取消吧，不想要了。';
 
 beforeEach(async () => {
-  directory = mkdtempSync(join(tmpdir(), 'runstream-e2e-'));
-  server = await startServer(
-    {
-      RUNSTREAM_DB: join(directory, 'runstream.db'),
-      PORT: '0',
-      RUNSTREAM_DEMO_TOKEN: 'demo-token',
-      RUNSTREAM_DEMO_DELAY_MS: '0',
-    },
-    () => undefined,
-  );
+  testServer = await startTestServer();
+  server = testServer.server;
 });
 
-afterEach(async () => {
-  await server.close();
-  rmSync(directory, { recursive: true, force: true });
-});
+afterEach(() => testServer.close());
 
 const shape = (message: Pick<Message, 'blocks'>) =>
   message.blocks.map((block) =>
@@ -116,7 +103,7 @@ describe('npm start after a crash', () => {
   it('marks a run the crash left running as interrupted, with the error block, in the real SQLite file', async () => {
     await server.close();
     // What a crash leaves behind: a run still `running`, its message persisted mid-answer.
-    const database = openDatabase(join(directory, 'runstream.db'));
+    const database = openDatabase(testServer.databasePath);
     const store = new SqliteRunStore(database);
     const conversation = await store.createConversation('usr_demo', '崩溃前的对话');
     await store.addUserMessage(conversation.id, '帮我取消订单');
@@ -146,15 +133,7 @@ describe('npm start after a crash', () => {
     await store.saveAssistantMessage(conversation.id, 'msg_crashed', 'run_crashed', toMessage(partial));
     database.close();
 
-    server = await startServer(
-      {
-        RUNSTREAM_DB: join(directory, 'runstream.db'),
-        PORT: '0',
-        RUNSTREAM_DEMO_TOKEN: 'demo-token',
-        RUNSTREAM_DEMO_DELAY_MS: '0',
-      },
-      () => undefined,
-    );
+    server = await testServer.restart();
     const headers = { authorization: 'Bearer demo-token' };
     const run = (await (await fetch(`${server.url}/v1/runs/run_crashed`, { headers })).json()) as Record<
       string,

@@ -4,3 +4,12 @@ export function isHttpUrl(text: string): boolean {
   const { protocol } = new URL(text);
   return protocol === 'http:' || protocol === 'https:';
 }
+
+/** A URL as shown in messages and logs: without the credentials or query a base URL might carry. */
+export function describeEndpoint(endpoint: string): string {
+  const url = new URL(endpoint);
+  url.username = '';
+  url.password = '';
+  url.search = '';
+  return url.href;
+}

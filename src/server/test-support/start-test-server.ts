@@ -1,0 +1,45 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type StartedServer, startServer } from '../start-server.ts';
+
+export const TEST_TOKEN = 'demo-token';
+
+export interface TestServer {
+  server: StartedServer;
+  directory: string;
+  databasePath: string;
+  /** Start (again) on the same SQLite file, as `npm start` would after a restart. */
+  restart(): Promise<StartedServer>;
+  close(): Promise<void>;
+}
+
+/** What `npm start` runs, on an ephemeral port and a fresh SQLite file, with the offline model at full speed. */
+export async function startTestServer(): Promise<TestServer> {
+  const directory = mkdtempSync(join(tmpdir(), 'runstream-e2e-'));
+  const databasePath = join(directory, 'runstream.db');
+  const start = () =>
+    startServer(
+      {
+        RUNSTREAM_DB: databasePath,
+        PORT: '0',
+        RUNSTREAM_DEMO_TOKEN: TEST_TOKEN,
+        RUNSTREAM_DEMO_DELAY_MS: '0',
+      },
+      () => undefined,
+    );
+  const handle: TestServer = {
+    server: await start(),
+    directory,
+    databasePath,
+    async restart() {
+      handle.server = await start();
+      return handle.server;
+    },
+    async close() {
+      await handle.server.close().catch(() => undefined);
+      rmSync(directory, { recursive: true, force: true });
+    },
+  };
+  return handle;
+}
