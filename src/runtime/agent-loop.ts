@@ -9,6 +9,12 @@ import { type AnyTool, ToolError } from './tool.ts';
 export const MAX_ITERATIONS_HINT = '已达到最大迭代次数，正在生成当前执行结果的总结';
 export const LOAD_SKILL_TOOL = 'load_skill';
 const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
+const YIELD_EVERY_PARTS = 16;
+
+/** One macrotask turn, so sockets get written and other runs get their share. */
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
 
 export interface AgentContext {
   runId: string;
@@ -134,6 +140,8 @@ export class Agent {
     const loadedSkills = new Set(checkpoint.loadedSkills);
     let iterations = checkpoint.iterations;
     try {
+      // Let the caller answer (headers, run.started) before the first model turn starts.
+      await yieldToEventLoop();
       while (iterations < maxIterations) {
         signal.throwIfAborted();
         iterations += 1;
@@ -216,7 +224,12 @@ export class Agent {
       }
       log.append({ type: 'block.delta', blockId: openText.blockId, text: delta });
     };
+    let parts = 0;
     for await (const part of model.stream({ messages: transcript, tools, signal })) {
+      // A model that answers without pauses (a local one, a scripted one) would otherwise produce the
+      // whole turn in one macrotask: no byte reaches any socket, and concurrent runs wait in line.
+      parts += 1;
+      if (parts % YIELD_EVERY_PARTS === 0) await yieldToEventLoop();
       switch (part.type) {
         case 'reasoning-delta':
           reasoning += part.text;

@@ -1,7 +1,6 @@
 import {
   encodeRunEventNdjson,
   encodeRunEventSse,
-  type LoggedRunEvent,
   NDJSON_CONTENT_TYPE,
   type RunEvent,
   SSE_CONTENT_TYPE,
@@ -10,6 +9,26 @@ import type { RunLog } from '../runtime/index.ts';
 
 export const HEARTBEAT_MS = 15_000;
 export const RETRY_MS = 1_000;
+/** Frames a stream queues ahead of a slow reader before it waits for the socket to drain. */
+const HIGH_WATER_FRAMES = 64;
+
+const encoder = new TextEncoder();
+/**
+ * Each event is encoded once, whoever reads it and however often it is replayed: serialising costs
+ * about as much as writing (PERF-NOTES), so it must not be paid per subscriber.
+ */
+const sseBytes = new WeakMap<object, Uint8Array>();
+const ndjsonBytes = new WeakMap<object, Uint8Array>();
+
+function bytesOf(event: RunEvent, ndjson: boolean): Uint8Array {
+  const cache = ndjson ? ndjsonBytes : sseBytes;
+  let bytes = cache.get(event);
+  if (bytes === undefined) {
+    bytes = encoder.encode(ndjson ? encodeRunEventNdjson(event) : encodeRunEventSse(event));
+    cache.set(event, bytes);
+  }
+  return bytes;
+}
 
 /** A run stream ends when the run finishes or pauses: nothing more comes until a decision. */
 function endsStream(log: RunLog): boolean {
@@ -19,8 +38,10 @@ function endsStream(log: RunLog): boolean {
 /**
  * A streaming response of a run's events after `afterSeq`: the replay (or a snapshot when the log
  * no longer holds it), then live events, then `done` when the run finishes or pauses. SSE by
- * default, NDJSON when asked. 204 for a run that has ended and is caught up, so a native EventSource
- * stops reconnecting. Closing the connection only unsubscribes: the run goes on.
+ * default (a `retry:` frame first), NDJSON when asked. 204 for a run that has ended and is caught up,
+ * so a native EventSource stops reconnecting. The stream is pulled: frames are encoded into the
+ * socket only as fast as the reader takes them, and a slow reader costs a queue of event references,
+ * not copies. Closing the connection only unsubscribes: the run goes on.
  */
 export function streamRun(
   log: RunLog,
@@ -30,52 +51,63 @@ export function streamRun(
 ): Response {
   const ndjson = accept?.includes(NDJSON_CONTENT_TYPE) ?? false;
   if (endsStream(log) && afterSeq >= log.lastSeq) return new Response(null, { status: 204 });
-  const encoder = new TextEncoder();
-  let first = true;
-  const encode = (event: RunEvent) => {
-    const text = ndjson
-      ? encodeRunEventNdjson(event)
-      : encodeRunEventSse(event, first ? { retry: RETRY_MS } : {});
-    first = false;
-    return encoder.encode(text);
-  };
+  const queue: RunEvent[] = [];
+  let ending = false;
+  let closed = false;
   let cleanup: () => void = () => {};
-  const body = new ReadableStream<Uint8Array>({
-    start(controller) {
-      let closed = false;
-      const finish = () => {
-        if (closed) return;
+  /** Move queued frames into the stream while the reader has room; set once the stream starts. */
+  let pump: () => void = () => {};
+  const body = new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        if (!ndjson) controller.enqueue(encoder.encode(`retry: ${RETRY_MS}\n\n`));
+        const replay = log.since(afterSeq);
+        if ('snapshot' in replay) queue.push(replay.snapshot);
+        queue.push(...replay.events);
+        pump = () => {
+          while (!closed && queue.length > 0 && (controller.desiredSize ?? 0) > 0) {
+            controller.enqueue(bytesOf(queue.shift() as RunEvent, ndjson));
+          }
+          if (!closed && ending && queue.length === 0) {
+            closed = true;
+            controller.enqueue(bytesOf({ type: 'done', runId: log.runId, at: Date.now() }, ndjson));
+            cleanup();
+            controller.close();
+          }
+        };
+        if (endsStream(log)) {
+          ending = true;
+          pump();
+          return;
+        }
+        const unsubscribe = log.subscribe((event) => {
+          if (closed) return;
+          queue.push(event);
+          if (event.type === 'run.finished' || event.type === 'run.paused') ending = true;
+          pump();
+        });
+        // Comments keep proxies from timing out an idle stream; readers ignore them.
+        const heartbeat = setInterval(() => {
+          if (!closed && queue.length === 0) controller.enqueue(encoder.encode(ndjson ? '\n' : ': ping\n\n'));
+        }, options.heartbeatMs ?? HEARTBEAT_MS);
+        cleanup = () => {
+          clearInterval(heartbeat);
+          unsubscribe();
+        };
+        pump();
+      },
+      pull() {
+        pump();
+      },
+      cancel() {
+        // The client went away (a disconnect, not a stop): stop writing, leave the run alone.
         closed = true;
-        controller.enqueue(encode({ type: 'done', runId: log.runId, at: Date.now() }));
+        queue.length = 0;
         cleanup();
-        controller.close();
-      };
-      const replay = log.since(afterSeq);
-      if ('snapshot' in replay) controller.enqueue(encode(replay.snapshot));
-      for (const event of replay.events) controller.enqueue(encode(event));
-      if (endsStream(log)) {
-        finish();
-        return;
-      }
-      const unsubscribe = log.subscribe((event: LoggedRunEvent) => {
-        if (closed) return;
-        controller.enqueue(encode(event));
-        if (event.type === 'run.finished' || event.type === 'run.paused') finish();
-      });
-      // Comments keep proxies from timing out an idle stream; readers ignore them.
-      const heartbeat = setInterval(() => {
-        if (!closed) controller.enqueue(encoder.encode(ndjson ? '\n' : ': ping\n\n'));
-      }, options.heartbeatMs ?? HEARTBEAT_MS);
-      cleanup = () => {
-        clearInterval(heartbeat);
-        unsubscribe();
-      };
+      },
     },
-    cancel() {
-      // The client went away (a disconnect, not a stop): stop writing, leave the run alone.
-      cleanup();
-    },
-  });
+    new CountQueuingStrategy({ highWaterMark: HIGH_WATER_FRAMES }),
+  );
   return new Response(body, {
     status: 200,
     headers: {
