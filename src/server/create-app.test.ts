@@ -238,4 +238,25 @@ describe('the HTTP API', () => {
       status: 'completed',
     });
   });
+
+  it('turns tool arguments that fail their schema into a failed block over HTTP, and the run goes on', async () => {
+    await start([
+      toolCallTurn([{ name: 'cancel_order', arguments: { orderId: 'not-a-number' } }]),
+      textTurn('订单号格式不对，请提供数字订单号。'),
+    ]);
+    const conversationId = await newConversation();
+    const state = await createRunstreamClient({ baseUrl, token })
+      .sendMessage(conversationId, { text: '取消订单 abc' })
+      .result();
+    expect(state.status).toBe('completed');
+    expect(state.blocks[0]).toMatchObject({
+      kind: 'tool',
+      name: 'cancel_order',
+      status: 'failed',
+      error: { code: 'invalid_arguments' },
+    });
+    expect(state.blocks.some((block) => block.kind === 'confirm')).toBe(false);
+    expect(state.blocks.at(-1)).toMatchObject({ kind: 'answer', text: '订单号格式不对，请提供数字订单号。' });
+    expect(executed).toEqual([]);
+  });
 });
