@@ -161,6 +161,8 @@ export class Agent {
             transcript.push({ role: 'tool', toolCallId: call.request.id, content: result });
         }
         if (pending.length > 0) {
+          // A stop that arrived while the cards were being prepared wins over the pause.
+          signal.throwIfAborted();
           const calls: PendingCall[] = pending.map((call) => ({
             toolCallId: call.toolCallId,
             name: call.name,

@@ -194,4 +194,71 @@ describe('RunManager', () => {
     });
     await runs.close();
   });
+
+  it('an approval racing a stop: one of them wins, never both (no write after a stop)', async () => {
+    const runs = manager(new ScriptedChatModel(pausingTurns()));
+    const log = await runs.startRun(userId, conversationId, '帮我取消订单');
+    await runs.settled(log.runId);
+    const toolCallId = log.state.pause?.pending[0]?.toolCallId ?? '';
+    await Promise.allSettled([
+      runs.decide(userId, log.runId, toolCallId, 'approve'),
+      runs.cancel(userId, log.runId),
+    ]);
+    await runs.settled(log.runId);
+    const finished = log.since(0).events.filter((event) => event.type === 'run.finished');
+    expect(finished).toHaveLength(1);
+    expect(log.state.anomalies).toEqual([]);
+    const status = (await store.getRun(log.runId))?.status;
+    expect(executed).toEqual(status === 'cancelled' ? [] : ['88235']);
+    expect(status === 'completed' || status === 'cancelled').toBe(true);
+  });
+
+  it('two pending writes approved at once resume the run once', async () => {
+    const model = new ScriptedChatModel([
+      toolCallTurn([
+        { name: 'cancel_order', arguments: { orderId: '1' } },
+        { name: 'cancel_order', arguments: { orderId: '2' } },
+      ]),
+      textTurn('两个订单都已取消。'),
+      textTurn('不该有第三次调用。'),
+    ]);
+    const runs = manager(model);
+    const log = await runs.startRun(userId, conversationId, '两个都取消');
+    await runs.settled(log.runId);
+    const [first, second] = log.state.pause?.pending.map((call) => call.toolCallId) ?? [];
+    await Promise.all([
+      runs.decide(userId, log.runId, first ?? '', 'approve'),
+      runs.decide(userId, log.runId, second ?? '', 'approve'),
+    ]);
+    await runs.settled(log.runId);
+    expect(model.requests).toHaveLength(2);
+    expect(executed.sort()).toEqual(['1', '2']);
+    expect(log.since(0).events.filter((event) => event.type === 'run.resumed')).toHaveLength(1);
+    expect(log.state).toMatchObject({ status: 'completed', anomalies: [] });
+  });
+
+  it('a stop while the confirmation card is being prepared ends the run cancelled, not paused', async () => {
+    const slowCard: typeof cancelOrder = {
+      ...cancelOrder,
+      async confirm(args) {
+        await new Promise((resolve) => setTimeout(resolve, 80));
+        return { title: '取消订单', description: `订单 ${args.orderId}`, details: [] };
+      },
+    };
+    const runs = new RunManager({
+      store,
+      model: new ScriptedChatModel(pausingTurns()),
+      tools: [slowCard],
+      skills,
+      systemPrompt: '客服',
+    });
+    const log = await runs.startRun(userId, conversationId, '帮我取消订单');
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(await runs.cancel(userId, log.runId)).toMatchObject({
+      status: 'cancelled',
+      cancelReason: 'user_stop',
+    });
+    expect(log.state.status).toBe('cancelled');
+    expect(executed).toEqual([]);
+  });
 });

@@ -1,5 +1,5 @@
 import type { ChatMessage, ChatModel } from '../models/index.ts';
-import type { Message } from '../protocol/index.ts';
+import { type Message, toMessage } from '../protocol/index.ts';
 import type { RunRecord, RunStore, StoredMessage } from '../store/index.ts';
 import { Agent, type AgentCheckpoint, type AgentOutcome, closeOpenBlocks } from './agent-loop.ts';
 import { driveRun, type RunOutcome } from './drive-run.ts';
@@ -23,6 +23,8 @@ export interface RunManagerOptions {
   /** Names this server instance on the runs it drives. */
   instanceId?: string;
   newId?: (prefix: string) => string;
+  /** Told about a failed write of a run's state (it is retried when the stretch ends). */
+  onPersistenceError?: (runId: string, error: unknown) => void;
 }
 
 interface LiveRun {
@@ -43,6 +45,7 @@ export class RunManager {
   /** Logs of runs that stopped driving (finished or paused), kept for replay until evicted. */
   readonly #recent = new Map<string, RunLog>();
   readonly #persisting = new Map<string, Promise<void>>();
+  readonly #locks = new Map<string, Promise<void>>();
 
   constructor(options: RunManagerOptions) {
     this.#options = options;
@@ -70,7 +73,8 @@ export class RunManager {
     const history = await store.listMessages(conversationId);
     const runId = this.#newId('run');
     const messageId = this.#newId('msg');
-    await store.addUserMessage(conversationId, text, clientMessageId);
+    // Claim the conversation first (the store allows one active run), so a message that loses a
+    // race is refused before it is stored rather than left behind without an answer.
     await store
       .createRun({
         id: runId,
@@ -83,13 +87,20 @@ export class RunManager {
         leaseOwner: this.#options.instanceId ?? null,
         leaseExpiresAt: null,
       })
-      .catch((error: unknown) => {
-        // Two messages raced past the check above; the store let one of them start a run.
-        if ((error as { code?: string }).code === 'active_run_exists') {
-          throw new RunError('run_in_progress', '上一轮回答还在进行中，请稍候或先停止它');
+      .catch(async (error: unknown) => {
+        if ((error as { code?: string }).code !== 'active_run_exists') throw error;
+        const winner = await store.findActiveRun(conversationId);
+        if (winner?.status === 'paused') {
+          throw new RunError('confirmation_pending', CONFIRMATION_PENDING_MESSAGE, { runId: winner.id });
         }
-        throw error;
+        throw new RunError('run_in_progress', '上一轮回答还在进行中，请稍候或先停止它');
       });
+    try {
+      await store.addUserMessage(conversationId, text, clientMessageId);
+    } catch (error) {
+      await store.updateRun(runId, { status: 'failed', leaseOwner: null });
+      throw error;
+    }
     const log = this.#openLog(runId, conversationId, messageId);
     log.append({ type: 'run.started', conversationId, messageId });
     const transcript: ChatMessage[] = [
@@ -106,6 +117,19 @@ export class RunManager {
    * refused with the first decision. When every pending write is decided, the run resumes.
    */
   async decide(
+    userId: string,
+    runId: string,
+    toolCallId: string,
+    decision: 'approve' | 'reject',
+    note?: string,
+  ): Promise<RunLog> {
+    await this.#ownedRun(userId, runId);
+    // A decision that arrives while the run is still pausing waits until the pause is saved.
+    await this.settled(runId);
+    return this.#withRunLock(runId, () => this.#decide(userId, runId, toolCallId, decision, note));
+  }
+
+  async #decide(
     userId: string,
     runId: string,
     toolCallId: string,
@@ -161,13 +185,21 @@ export class RunManager {
 
   /** The explicit stop. Idempotent: stopping a finished run changes nothing. */
   async cancel(userId: string, runId: string, reason = 'user_stop'): Promise<RunRecord> {
+    await this.#ownedRun(userId, runId);
+    return this.#withRunLock(runId, () => this.#cancel(userId, runId, reason));
+  }
+
+  async #cancel(userId: string, runId: string, reason: string): Promise<RunRecord> {
     const { store } = this.#options;
-    const run = await this.#ownedRun(userId, runId);
     const live = this.#live.get(runId);
     if (live) {
       live.controller.abort(new RunCancelled(reason));
       await live.settled;
-    } else if (run.status === 'paused') {
+      await this.#persisting.get(runId);
+    }
+    // Re-read: a stretch the stop reached only as it paused has still paused.
+    const run = await this.#ownedRun(userId, runId);
+    if (run.status === 'paused') {
       const log = await this.logOf(userId, runId);
       closeOpenBlocks(log, 'cancelled');
       log.append({ type: 'run.finished', status: 'cancelled', reason });
@@ -262,40 +294,80 @@ export class RunManager {
     const agent = this.#agent(log, context, controller.signal);
     const settled = (async (): Promise<RunOutcome> => {
       const outcome = await driveRun(log, controller.signal, () => work(agent));
-      await this.#persisting.get(runId);
-      if (outcome.status === 'paused') {
-        await store.saveCheckpoint(runId, outcome.checkpoint);
-        for (const pending of outcome.checkpoint.pending) {
-          await store.saveToolCall({
-            runId,
-            toolCallId: pending.toolCallId,
-            name: pending.name,
-            args: pending.args,
-            effect: 'write',
-            status: 'awaiting_confirmation',
-            decision: null,
+      try {
+        await this.#persisting.get(runId);
+        // The final state once more: it repairs any boundary write that failed on the way.
+        await store.saveAssistantMessage(
+          context.conversationId,
+          log.state.messageId ?? '',
+          runId,
+          toMessage(log.state),
+        );
+        if (outcome.status === 'paused') {
+          await store.saveCheckpoint(runId, outcome.checkpoint);
+          for (const pending of outcome.checkpoint.pending) {
+            await store.saveToolCall({
+              runId,
+              toolCallId: pending.toolCallId,
+              name: pending.name,
+              args: pending.args,
+              effect: 'write',
+              status: 'awaiting_confirmation',
+              decision: null,
+            });
+          }
+          await store.updateRun(runId, { status: 'paused', lastSeq: log.lastSeq, leaseOwner: null });
+        } else {
+          const status =
+            log.state.status === 'running' || log.state.status === 'idle' || log.state.status === 'paused'
+              ? 'failed'
+              : log.state.status;
+          await store.updateRun(runId, {
+            status,
+            cancelReason: outcome.status === 'cancelled' ? outcome.reason : null,
+            lastSeq: log.lastSeq,
+            leaseOwner: null,
           });
+          await store.saveCheckpoint(runId, null);
         }
-        await store.updateRun(runId, { status: 'paused', lastSeq: log.lastSeq, leaseOwner: null });
-      } else {
-        const status =
-          log.state.status === 'running' || log.state.status === 'idle' || log.state.status === 'paused'
-            ? 'failed'
-            : log.state.status;
-        await store.updateRun(runId, {
-          status,
-          cancelReason: outcome.status === 'cancelled' ? outcome.reason : null,
-          lastSeq: log.lastSeq,
-          leaseOwner: null,
-        });
-        await store.saveCheckpoint(runId, null);
+      } catch (error) {
+        // The store refused the ending: say so, and free the conversation rather than leave the run
+        // `running` forever (the next start-up's recovery marks it interrupted otherwise).
+        this.#options.onPersistenceError?.(runId, error);
+        await store
+          .updateRun(runId, { status: 'failed', lastSeq: log.lastSeq, leaseOwner: null })
+          .catch(() => undefined);
+      } finally {
+        this.#live.delete(runId);
+        this.#persisting.delete(runId);
+        this.#recent.set(runId, log);
+        this.#evictRecent();
       }
-      this.#live.delete(runId);
-      this.#recent.set(runId, log);
-      this.#evictRecent();
       return outcome;
     })();
     this.#live.set(runId, { log, controller, settled });
+  }
+
+  /**
+   * Decisions and stops of one run happen one at a time: a stop racing an approval, or two
+   * approvals of two pending writes, must not both move the run (one instance; the scale-out work
+   * moves this to the store).
+   */
+  async #withRunLock<T>(runId: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.#locks.get(runId) ?? Promise.resolve();
+    let release: () => void = () => {};
+    const current = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const chained = previous.then(() => current);
+    this.#locks.set(runId, chained);
+    await previous;
+    try {
+      return await work();
+    } finally {
+      release();
+      if (this.#locks.get(runId) === chained) this.#locks.delete(runId);
+    }
   }
 
   #agent(
@@ -324,7 +396,12 @@ export class RunManager {
         const next = previous
           .then(() => this.#options.store.saveAssistantMessage(conversationId, messageId, runId, message))
           .then(() => this.#options.store.updateRun(runId, { lastSeq: message.lastSeq }))
-          .then(() => undefined);
+          .then(
+            () => undefined,
+            // One failed write must not poison the next ones; the end of the stretch writes the
+            // final message again, so a transient failure (SQLITE_BUSY) loses nothing.
+            (error: unknown) => this.#options.onPersistenceError?.(runId, error),
+          );
         this.#persisting.set(runId, next);
       },
     });
