@@ -79,14 +79,20 @@ export async function chatCommand(
         );
         return state.status === 'failed' ? 1 : 0;
       }
-      const pending = state.pause.pending[0];
-      if (pending === undefined || runId === undefined) return 1;
-      const answer = await ask('确认执行这个操作吗？[y/N] ');
-      const decision = /^y(es)?$/i.test(answer.trim()) ? 'approve' : 'reject';
-      stream = client.decide(runId, pending.toolCallId, decision, { state: fromMessage(toMessage(state)) });
+      if (runId === undefined) return 1;
+      // One question per card; the run resumes (and streams) once the last one is answered.
+      const cards = state.pause.pending;
+      for (const [index, pending] of cards.entries()) {
+        const label = cards.length > 1 ? `（${index + 1}/${cards.length}：${pending.name}）` : '';
+        const answer = await ask(`确认执行这个操作吗？${label}[y/N] `);
+        const decision = /^y(es)?$/i.test(answer.trim()) ? 'approve' : 'reject';
+        stream = client.decide(runId, pending.toolCallId, decision, { state: fromMessage(toMessage(state)) });
+        if (index < cards.length - 1) await stream.result();
+      }
     }
   } finally {
     process.off('SIGINT', onInterrupt);
+    closeAnswers();
   }
 }
 
@@ -134,13 +140,26 @@ function describe(event: LoggedRunEvent, state: MessageState): string {
   }
 }
 
+/**
+ * Questions share one reader of standard input: a piped `y\ny\n` answers two cards, where a reader
+ * per question would swallow the second line with the first.
+ */
+let answers: AsyncIterator<string> | undefined;
+let readline: ReturnType<typeof createInterface> | undefined;
+
 async function ask(question: string): Promise<string> {
-  const readline = createInterface({ input: process.stdin, output: process.stdout });
-  try {
-    return await readline.question(`\n${question}`);
-  } catch {
-    return '';
-  } finally {
-    readline.close();
+  process.stdout.write(`\n${question}`);
+  if (readline === undefined) {
+    readline = createInterface({ input: process.stdin, terminal: false });
+    answers = readline[Symbol.asyncIterator]();
   }
+  const next = await answers?.next();
+  return next === undefined || next.done ? '' : next.value;
+}
+
+/** Release standard input so the process can exit. */
+export function closeAnswers(): void {
+  readline?.close();
+  readline = undefined;
+  answers = undefined;
 }
