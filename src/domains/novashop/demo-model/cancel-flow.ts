@@ -1,5 +1,5 @@
 import { evidenceLine, selectHits } from './evidence-lines.ts';
-import { familiesIn, familyOfItem, onlyIfNotShipped, orderNumberIn } from './intent.ts';
+import { familiesIn, familyOfItem, onlyIfNotShipped, orderNumberIn, ordersMentioned } from './intent.ts';
 import {
   amountPhrase,
   cancelFactsIn,
@@ -130,16 +130,7 @@ export function pickOrder(orders: readonly OrderFacts[], question: string): Targ
     const order = orders.find((candidate) => candidate.orderId === orderNumber);
     return order ? { kind: 'found', order } : { kind: 'none' };
   }
-  const families = familiesIn(question);
-  const candidates =
-    families.length === 0
-      ? orders
-      : orders.filter((order) =>
-          order.items.some((item) => {
-            const family = familyOfItem(item.name);
-            return family !== undefined && families.includes(family);
-          }),
-        );
+  const candidates = ordersMentioned(orders, question);
   if (candidates.length === 0) return { kind: 'none' };
   const rank = (order: OrderFacts) => STATUS_RANK[order.status] ?? 5;
   const best = Math.min(...candidates.map(rank));

@@ -100,6 +100,24 @@ export function familyOfItem(itemName: string): ProductFamily | undefined {
   return PRODUCT_FAMILIES.find((family) => itemName.includes(family.itemName));
 }
 
+/**
+ * The orders that hold a product the message names (表 → Apple Watch, 鞋 → NovaTrail X2 …); all of
+ * them when it names none.
+ */
+export function ordersMentioned<Order extends { items: readonly { name: string }[] }>(
+  orders: readonly Order[],
+  message: string,
+): Order[] {
+  const families = familiesIn(message);
+  if (families.length === 0) return [...orders];
+  return orders.filter((order) =>
+    order.items.some((item) => {
+      const family = familyOfItem(item.name);
+      return family !== undefined && families.includes(family);
+    }),
+  );
+}
+
 /** 「还没发货的话」: the shopper wants the cancellation only if the order has not shipped. */
 export function onlyIfNotShipped(message: string): boolean {
   return /(还没|没有?|未)(发货|发出|寄出)/.test(message);

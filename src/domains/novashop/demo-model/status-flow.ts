@@ -1,4 +1,4 @@
-import { familiesIn, familyOfItem, orderNumberIn } from './intent.ts';
+import { orderNumberIn, ordersMentioned } from './intent.ts';
 import { amountPhrase, itemsLine, type OrderFacts, ordersIn } from './tool-facts.ts';
 import type { Transcript } from './transcript.ts';
 import {
@@ -79,16 +79,7 @@ const CLOSED = new Set(['已完成', '已取消']);
 
 function describeRecent(orders: readonly OrderFacts[], question: string): string {
   if (orders.length === 0) return '你的账户下还没有订单。';
-  const families = familiesIn(question);
-  const mentioned =
-    families.length === 0
-      ? orders
-      : orders.filter((order) =>
-          order.items.some((item) => {
-            const family = familyOfItem(item.name);
-            return family !== undefined && families.includes(family);
-          }),
-        );
+  const mentioned = ordersMentioned(orders, question);
   if (mentioned.length === 0) {
     return `你最近的 ${orders.length} 笔订单里没有找到这件商品，麻烦告诉我订单号，我再帮你查。`;
   }
