@@ -33,11 +33,14 @@ export class HttpError extends RunstreamError {
   readonly status: number;
   /** Everything in the server's `error` object besides `code` and `message`. */
   readonly details: Record<string, unknown>;
+  /** From `Retry-After`, when the server sent one (429 and 503 usually do). */
+  readonly retryAfterMs: number | undefined;
 
   constructor(init: HttpErrorInit) {
     super(init.code, init.message);
     this.status = init.status;
     this.details = init.details ?? {};
+    this.retryAfterMs = init.retryAfterMs;
   }
 }
 
@@ -59,22 +62,9 @@ export class PayloadTooLargeError extends HttpError {
 }
 export class RateLimitedError extends HttpError {
   override readonly name = 'RateLimitedError';
-  /** From `Retry-After`, when the server sent one. */
-  readonly retryAfterMs: number | undefined;
-
-  constructor(init: HttpErrorInit) {
-    super(init);
-    this.retryAfterMs = init.retryAfterMs;
-  }
 }
 export class ServerError extends HttpError {
   override readonly name = 'ServerError';
-  readonly retryAfterMs: number | undefined;
-
-  constructor(init: HttpErrorInit) {
-    super(init);
-    this.retryAfterMs = init.retryAfterMs;
-  }
 }
 
 /** No HTTP response at all: DNS, refused connection, reset before the status line. */

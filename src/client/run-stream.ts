@@ -182,7 +182,7 @@ export class RunStream implements AsyncIterable<RunStreamUpdate> {
         if (signal?.aborted) throw signal.reason;
         if (!isResumableFailure(error, resumable)) throw error;
         failure = error;
-        if (error instanceof HttpError && 'retryAfterMs' in error && typeof error.retryAfterMs === 'number') {
+        if (error instanceof HttpError && error.retryAfterMs !== undefined) {
           retryAfterMs = error.retryAfterMs;
         }
       }
