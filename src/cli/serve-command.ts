@@ -2,7 +2,19 @@ import { startServer } from '../server/index.ts';
 
 /** `runstream serve` (`npm start`): run until Ctrl-C, then stop runs cleanly and close the file. */
 export async function serveCommand(): Promise<number> {
-  const server = await startServer();
+  let server: Awaited<ReturnType<typeof startServer>>;
+  try {
+    server = await startServer();
+  } catch (error) {
+    // The commonest first-run failure deserves a sentence, not a stack trace.
+    if ((error as { code?: string }).code === 'EADDRINUSE') {
+      process.stderr.write(
+        `runstream: port ${process.env.PORT ?? 8787} is already in use; set PORT to another one\n`,
+      );
+      return 1;
+    }
+    throw error;
+  }
   process.stdout.write(
     [
       '',
