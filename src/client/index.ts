@@ -4,5 +4,6 @@
  */
 export * from './backoff.ts';
 export * from './client-errors.ts';
+export * from './conversation-views.ts';
 export * from './run-stream.ts';
 export * from './runstream-client.ts';

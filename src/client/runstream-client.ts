@@ -1,6 +1,16 @@
+import type { z } from 'zod';
 import { createMessageState, type MessageState, type WireFormat } from '../protocol/index.ts';
 import type { BackoffOptions } from './backoff.ts';
-import { errorFromResponse, NetworkError } from './client-errors.ts';
+import { errorFromResponse, NetworkError, RunstreamError } from './client-errors.ts';
+import {
+  type ConversationDetail,
+  ConversationDetailSchema,
+  ConversationListSchema,
+  type ConversationSummary,
+  ConversationSummarySchema,
+  type RunView,
+  RunViewSchema,
+} from './conversation-views.ts';
 import {
   type ConnectionChange,
   RunStream,
@@ -125,6 +135,49 @@ export class RunstreamClient {
     )) as CancelResult;
   }
 
+  /** `POST /v1/conversations`. */
+  async createConversation(
+    input: { title?: string } = {},
+    options: { signal?: AbortSignal } = {},
+  ): Promise<ConversationSummary> {
+    return parseResponse(
+      ConversationSummarySchema,
+      await this.#json('POST', '/v1/conversations', input, options.signal),
+    );
+  }
+
+  /** `GET /v1/conversations`: the caller's conversations, most recent first. */
+  async listConversations(options: { signal?: AbortSignal } = {}): Promise<ConversationSummary[]> {
+    return parseResponse(
+      ConversationListSchema,
+      await this.#json('GET', '/v1/conversations', undefined, options.signal),
+    ).data;
+  }
+
+  /**
+   * `GET /v1/conversations/{id}`: every message, assistant messages as persisted protocol messages.
+   * This is the refresh path: `fromMessage(view.message)` and, for a running run, `followRun`.
+   */
+  async getConversation(id: string, options: { signal?: AbortSignal } = {}): Promise<ConversationDetail> {
+    return parseResponse(
+      ConversationDetailSchema,
+      await this.#json('GET', `/v1/conversations/${encodeURIComponent(id)}`, undefined, options.signal),
+    );
+  }
+
+  /** `GET /v1/runs/{id}`: the run's status without its events. */
+  async getRun(id: string, options: { signal?: AbortSignal } = {}): Promise<RunView> {
+    return parseResponse(
+      RunViewSchema,
+      await this.#json('GET', `/v1/runs/${encodeURIComponent(id)}`, undefined, options.signal),
+    );
+  }
+
+  /** Any other authenticated JSON GET of the API (e.g. a domain's `/v1/knowledge/sources`). */
+  async getJson(path: string, options: { signal?: AbortSignal } = {}): Promise<unknown> {
+    return this.#json('GET', path, undefined, options.signal);
+  }
+
   #stream(request: RunStreamRequest, options: FollowOptions, runId?: string): RunStream {
     return new RunStream(this.#config, {
       request,
@@ -137,17 +190,17 @@ export class RunstreamClient {
 
   async #json(method: string, path: string, body: unknown, signal?: AbortSignal): Promise<unknown> {
     // Outside the try: a token function that fails is its own error, not an unreachable server.
-    const headers = {
+    const headers: Record<string, string> = {
       ...(await this.#authHeaders()),
-      'content-type': 'application/json',
       accept: 'application/json',
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
     };
     let response: Response;
     try {
       response = await this.#config.fetch(`${this.#config.baseUrl}${path}`, {
         method,
         headers,
-        body: JSON.stringify(body),
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
         ...(signal !== undefined ? { signal } : {}),
       });
     } catch (error) {
@@ -164,6 +217,16 @@ export class RunstreamClient {
     const value = typeof token === 'function' ? await token() : token;
     return { authorization: `Bearer ${value}` };
   }
+}
+
+function parseResponse<T>(schema: z.ZodType<T>, body: unknown): T {
+  const parsed = schema.safeParse(body);
+  if (!parsed.success)
+    throw new RunstreamError(
+      'unexpected_response',
+      `the server's answer does not fit this client: ${parsed.error.issues[0]?.message ?? 'invalid'}`,
+    );
+  return parsed.data;
 }
 
 export function createRunstreamClient(options: RunstreamClientOptions): RunstreamClient {

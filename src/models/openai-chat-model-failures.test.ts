@@ -12,14 +12,14 @@ import {
   API_KEY,
   collect,
   collectFailure,
+  fakeServerPerTest,
   HELLO,
   modelError,
   modelFor,
   ROLE_FRAME,
-  useFakeServer,
 } from './test-support/openai-test-kit.ts';
 
-const start = useFakeServer();
+const start = fakeServerPerTest();
 
 describe('OpenAiChatModel retries and errors', () => {
   it('retries a 429 after its Retry-After, with an identical body', async () => {

@@ -12,15 +12,15 @@ import {
   API_KEY,
   argumentsOf,
   collect,
+  fakeServerPerTest,
   fragments,
   HELLO,
   modelFor,
   ROLE_FRAME,
-  useFakeServer,
 } from './test-support/openai-test-kit.ts';
 import { turnProblems } from './test-support/turn-problems.ts';
 
-const start = useFakeServer();
+const start = fakeServerPerTest();
 
 describe('OpenAiChatModel streaming', () => {
   it('streams plain text and finishes with stop', async () => {

@@ -15,7 +15,7 @@ export const ROLE_FRAME = chunkFrame({ role: 'assistant', content: '' });
 export const HELLO: ChatRequest = { messages: [{ role: 'user', content: 'Hello' }] };
 
 /** Registers an `afterEach` that closes the server `start` opened; call it at a test file's top. */
-export function useFakeServer(): (...responders: Responder[]) => Promise<FakeChatCompletionsServer> {
+export function fakeServerPerTest(): (...responders: Responder[]) => Promise<FakeChatCompletionsServer> {
   let server: FakeChatCompletionsServer | undefined;
   afterEach(async () => {
     await server?.close();
