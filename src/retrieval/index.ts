@@ -10,6 +10,7 @@ export * from './evaluate.ts';
 export * from './hashed-ngram-embedder.ts';
 export * from './ingest.ts';
 export * from './knowledge-base.ts';
+export * from './knowledge-sources.ts';
 export * from './knowledge-store.ts';
 export * from './open-knowledge-base.ts';
 export * from './openai-embedder.ts';

@@ -1,10 +1,12 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { wireError } from '../protocol/index.ts';
+import type { KnowledgeSources } from '../retrieval/index.ts';
 import type { RunManager } from '../runtime/index.ts';
 import type { RunStore, StoredMessage, User } from '../store/index.ts';
 import { HttpError, toHttpError } from './http-error.ts';
 import { readJsonBody } from './read-json-body.ts';
+import { serveWeb } from './serve-web.ts';
 import { streamRun } from './stream-run.ts';
 
 export interface AppOptions {
@@ -13,6 +15,15 @@ export interface AppOptions {
   /** One line per request; secrets (tokens) never reach it. */
   log?: (line: Record<string, unknown>) => void;
   heartbeatMs?: number;
+  /** Serve the built web UI from this folder (`dist/web`) at `/`, `/c/*` and `/assets/*`; off when absent. */
+  webRoot?: string;
+  /**
+   * `POST /auth/demo-session` issues a fresh token for this user to anyone who asks: for the demo
+   * only. Absent, the route is 404; a real deployment issues tokens behind its own login.
+   */
+  demoSession?: { userId: string };
+  /** The documents behind knowledge citations, for `GET /v1/knowledge/sources`; 404 when absent. */
+  sources?: KnowledgeSources;
 }
 
 type Env = { Variables: { user: User } };
@@ -28,7 +39,8 @@ const Decision = z.object({ decision: z.enum(['approve', 'reject']), note: z.str
 /**
  * The HTTP API (docs/api.md): a small web-standard Hono app; the Node adapter sits at the edge
  * (`start-server.ts`). Every /v1 route is authenticated with a bearer token, and a user sees only
- * their own conversations and runs: anything else is 404.
+ * their own conversations and runs: anything else is 404. Outside /v1, `/health`, the demo session
+ * (when enabled) and the web UI's static files (when `webRoot` is set) need no token.
  */
 export function createApp(options: AppOptions): Hono<Env> {
   const { store, runs } = options;
@@ -57,6 +69,18 @@ export function createApp(options: AppOptions): Hono<Env> {
   app.notFound((context) => context.json(wireError('not_found', 'no such route'), 404));
 
   app.get('/health', (context) => context.json({ status: 'ok' }));
+
+  const { demoSession } = options;
+  if (demoSession) {
+    app.post('/auth/demo-session', async (context) => {
+      const user = await store.getUser(demoSession.userId);
+      if (user === undefined) throw new Error(`the demo user ${demoSession.userId} does not exist`);
+      const token = await store.issueToken(user.id, 'web demo session');
+      return context.json({ token, user: { id: user.id, name: user.name } }, 201, {
+        'cache-control': 'no-store',
+      });
+    });
+  }
 
   app.use('/v1/*', async (context, next) => {
     const header = context.req.header('authorization');
@@ -160,6 +184,26 @@ export function createApp(options: AppOptions): Hono<Env> {
         : parseSeq(context.req.header('last-event-id'));
     return streamRun(log, after, context.req.header('accept'), heartbeat(options));
   });
+
+  const { sources } = options;
+  if (sources) {
+    app.get('/v1/knowledge/sources', async (context) => {
+      // A citation's `#L21` may come along; the document is the part before it.
+      const path = context.req.query('path')?.split('#')[0]?.trim();
+      if (!path)
+        throw new HttpError(
+          400,
+          'invalid_request',
+          'path: name a source document, e.g. ?path=knowledge/policies/order-changes.md',
+        );
+      const document = await sources.read(path);
+      if (document === undefined) throw new HttpError(404, 'not_found', 'no such source document');
+      return context.json({ path: document.path, title: document.title, text: document.text });
+    });
+  }
+
+  // Last: `/health`, `/auth` and `/v1` keep their routes, and an unknown one stays a 404 JSON.
+  if (options.webRoot !== undefined) serveWeb(app, options.webRoot);
 
   return app;
 }

@@ -1,5 +1,6 @@
 export * from './create-app.ts';
 export * from './http-error.ts';
 export * from './read-json-body.ts';
+export * from './serve-web.ts';
 export * from './start-server.ts';
 export * from './stream-run.ts';

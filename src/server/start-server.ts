@@ -14,6 +14,11 @@ export const NOVASHOP_SYSTEM_PROMPT = `你是 NovaShop 的智能客服。规则�
 - 处理订单前先用 load_skill 加载对应手册，再用 query_order 查清订单状态；取消等写操作必须调用对应工具，由用户确认后才会执行。
 - 不编造订单号、金额或政策。回答简洁、礼貌，使用简体中文（用户用英文时用英文）。`;
 
+export interface StartServerOptions {
+  /** Serve the built web UI from this folder (`dist/web`, see `serve-web.ts`); off when absent. */
+  webRoot?: string;
+}
+
 export interface StartedServer {
   url: string;
   demoToken: string;
@@ -25,12 +30,15 @@ export interface StartedServer {
  * The composition root: one SQLite file (runs, messages, orders, knowledge), the NovaShop demo
  * (knowledge ingested incrementally, orders seeded for the demo user), a model (an
  * OpenAI-compatible one when configured, the offline demo model otherwise), the run manager (runs a
- * crash left running become interrupted) and the HTTP server.
+ * crash left running become interrupted) and the HTTP server, with the web UI from
+ * `options.webRoot` and the demo session unless `RUNSTREAM_DEMO_LOGIN=off`.
  */
 export async function startServer(
   env: Readonly<Record<string, string | undefined>> = process.env,
   log: (line: Record<string, unknown>) => void = (line) => process.stdout.write(`${JSON.stringify(line)}\n`),
+  options: StartServerOptions = {},
 ): Promise<StartedServer> {
+  const demoLogin = demoLoginFromEnv(env);
   const database = openDatabase(databasePathFromEnv(env));
   const store = new SqliteRunStore(database);
   const knowledge = await openKnowledgeBase(database, env);
@@ -66,7 +74,14 @@ export async function startServer(
   if (interrupted > 0)
     log({ level: 'warn', message: `${interrupted} run(s) left running by a crash are now interrupted` });
 
-  const app = createApp({ store, runs, log });
+  const app = createApp({
+    store,
+    runs,
+    log,
+    sources: domain.sources,
+    ...(demoLogin ? { demoSession: { userId: demoUser.id } } : {}),
+    ...(options.webRoot === undefined ? {} : { webRoot: options.webRoot }),
+  });
   const server = serve({
     fetch: app.fetch,
     port: Number(env.PORT ?? 8787),
@@ -87,4 +102,12 @@ export async function startServer(
       database.close();
     },
   };
+}
+
+/** `RUNSTREAM_DEMO_LOGIN`: the demo session (`POST /auth/demo-session`) is on unless it is `off`/`0`/`false`. */
+export function demoLoginFromEnv(env: Readonly<Record<string, string | undefined>>): boolean {
+  const value = env.RUNSTREAM_DEMO_LOGIN?.trim().toLowerCase() ?? '';
+  if (['', 'on', '1', 'true'].includes(value)) return true;
+  if (['off', '0', 'false'].includes(value)) return false;
+  throw new Error(`RUNSTREAM_DEMO_LOGIN must be "on" or "off", got "${env.RUNSTREAM_DEMO_LOGIN}"`);
 }

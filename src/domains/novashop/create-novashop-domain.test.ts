@@ -29,4 +29,28 @@ describe('createNovaShopDomain', () => {
     expect(domain.seed('user_new')).toEqual({ productsInserted: 0, ordersInserted: 0 });
     expect((await domain.orders.getOrder(DEMO_USER, '88235'))?.status).toBe('已支付待发货');
   });
+
+  it('reads the knowledge documents citations name, and only those', async () => {
+    const { sources } = createNovaShopDomain({
+      database: shop.database,
+      knowledge: { search: async () => ({ hits: [], lowEvidence: true }) },
+    });
+    expect(await sources.read('knowledge/policies/order-changes.md')).toMatchObject({
+      path: 'knowledge/policies/order-changes.md',
+      title: 'NovaShop 订单变更规则',
+      text: expect.stringContaining('已发货订单不能直接取消'),
+    });
+    expect(await sources.read('knowledge/products/novatrail-x2.md')).toMatchObject({
+      title: expect.any(String),
+    });
+    for (const path of [
+      'knowledge/eval/dev.jsonl',
+      'README.md',
+      'skills/order-change.md',
+      'knowledge/../README.md',
+      '../../../package.json',
+      'knowledge/policies/../../../../../package.json',
+    ])
+      expect([path, await sources.read(path)]).toEqual([path, undefined]);
+  });
 });

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import type { Database } from 'better-sqlite3';
 import type { IngestSummary, KnowledgeBase } from '../../retrieval/index.ts';
+import { createFileKnowledgeSources, type KnowledgeSources } from '../../retrieval/knowledge-sources.ts';
 import type { Skill } from '../../runtime/skill.ts';
 import type { AnyTool } from '../../runtime/tool.ts';
 import { loadNovaShopSkills } from './load-novashop-skills.ts';
@@ -20,6 +21,14 @@ export function ingestNovaShopKnowledge(knowledge: Pick<KnowledgeBase, 'ingest'>
   return knowledge.ingest([NOVASHOP_KNOWLEDGE_DIRECTORY], { baseDirectory: NOVASHOP_DIRECTORY });
 }
 
+/**
+ * The documents behind the citations: exactly the files `ingestNovaShopKnowledge` ingests, by the
+ * same paths (`knowledge/policies/order-changes.md`); any other path reads as undefined.
+ */
+export function createNovaShopKnowledgeSources(): KnowledgeSources {
+  return createFileKnowledgeSources([NOVASHOP_KNOWLEDGE_DIRECTORY], { baseDirectory: NOVASHOP_DIRECTORY });
+}
+
 export interface NovaShopDomainOptions {
   /** The product's SQLite file; the order tables are created in it on first use. */
   database: Database;
@@ -35,6 +44,8 @@ export interface NovaShopDomain {
   orders: SqliteOrderRepository;
   /** The offline demo model; replace it with a real one (see `createChatModelFromEnv`). */
   model: NovaShopDemoModel;
+  /** The whole source documents the citations of `search_knowledge` point to. */
+  sources: KnowledgeSources;
   /** Seed the catalogue and this user's demo orders; idempotent. */
   seed(userId: string): SeedSummary;
 }
@@ -47,6 +58,7 @@ export function createNovaShopDomain(options: NovaShopDomainOptions): NovaShopDo
     skills: loadNovaShopSkills(),
     orders,
     model: new NovaShopDemoModel(options.modelDelayMs === undefined ? {} : { delayMs: options.modelDelayMs }),
+    sources: createNovaShopKnowledgeSources(),
     seed: (userId) => seedNovaShop(orders, userId),
   };
 }

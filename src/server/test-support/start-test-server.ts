@@ -14,8 +14,15 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
+export interface TestServerOptions {
+  /** Serve a web UI from this folder, as `startServer`'s `webRoot`. */
+  webRoot?: string;
+  /** More environment (e.g. `RUNSTREAM_DEMO_LOGIN: 'off'`), over the test defaults. */
+  env?: Readonly<Record<string, string | undefined>>;
+}
+
 /** What `npm start` runs, on an ephemeral port and a fresh SQLite file, with the offline model at full speed. */
-export async function startTestServer(): Promise<TestServer> {
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const directory = mkdtempSync(join(tmpdir(), 'runstream-e2e-'));
   const databasePath = join(directory, 'runstream.db');
   const start = () =>
@@ -25,11 +32,20 @@ export async function startTestServer(): Promise<TestServer> {
         PORT: '0',
         RUNSTREAM_DEMO_TOKEN: TEST_TOKEN,
         RUNSTREAM_DEMO_DELAY_MS: '0',
+        ...options.env,
       },
       () => undefined,
+      options.webRoot === undefined ? {} : { webRoot: options.webRoot },
     );
+  let first: StartedServer;
+  try {
+    first = await start();
+  } catch (error) {
+    rmSync(directory, { recursive: true, force: true });
+    throw error;
+  }
   const handle: TestServer = {
-    server: await start(),
+    server: first,
     directory,
     databasePath,
     async restart() {
