@@ -1,4 +1,5 @@
 import { RetrievalError } from '../retrieval/index.ts';
+import { ensureWebBuild } from './build-web.ts';
 import { CHAT_USAGE, chatCommand } from './chat-command.ts';
 import { KB_USAGE, kbCommand } from './kb-command.ts';
 import { serveCommand } from './serve-command.ts';
@@ -7,7 +8,9 @@ import { UsageError } from './usage-error.ts';
 const USAGE = `runstream: agent runs people can watch, stop, resume and approve.
 
 Usage:
-  runstream serve                             the server and the NovaShop demo on http://127.0.0.1:8787
+  runstream serve                             the server, the chat page and the NovaShop demo on
+                                              http://127.0.0.1:8787 (builds the page first when needed)
+  runstream build-web                         build the chat page into dist/web (npm run build:web)
 
 ${CHAT_USAGE}
 
@@ -22,6 +25,14 @@ export async function main(argv: string[]): Promise<number> {
         return await kbCommand(rest);
       case 'serve':
         return await serveCommand();
+      case 'build-web': {
+        const result = await ensureWebBuild({
+          force: true,
+          log: (line) => process.stdout.write(`${line}\n`),
+        });
+        process.stdout.write(`${result.root}\n`);
+        return 0;
+      }
       case 'chat':
         return await chatCommand(rest);
       case undefined:

@@ -1,10 +1,13 @@
 import { startServer } from '../server/index.ts';
+import { DEFAULT_WEB_ROOT, ensureWebBuild } from './build-web.ts';
 
 /** `runstream serve` (`npm start`): run until Ctrl-C, then stop runs cleanly and close the file. */
 export async function serveCommand(): Promise<number> {
   let server: Awaited<ReturnType<typeof startServer>>;
+  // The chat page is built on first start and whenever its sources changed since the last build.
+  await ensureWebBuild({ outDir: DEFAULT_WEB_ROOT, log: (line) => process.stdout.write(`${line}\n`) });
   try {
-    server = await startServer();
+    server = await startServer(process.env, undefined, { webRoot: DEFAULT_WEB_ROOT });
   } catch (error) {
     // The commonest first-run failure deserves a sentence, not a stack trace.
     if ((error as { code?: string }).code === 'EADDRINUSE') {
@@ -19,6 +22,7 @@ export async function serveCommand(): Promise<number> {
     [
       '',
       `runstream is listening on ${server.url}`,
+      `chat page: ${server.url}/`,
       `model: ${server.modelName}${server.modelName === 'novashop-demo' ? ' (the offline demo model; set OPENAI_BASE_URL, OPENAI_API_KEY and RUNSTREAM_MODEL for a real one)' : ''}`,
       `demo user token: ${server.demoToken}`,
       `try: curl -N -X POST ${server.url}/v1/conversations -H 'authorization: Bearer ${server.demoToken}' -d '{}'`,

@@ -1,0 +1,173 @@
+import { useCallback, useEffect, useMemo, useState, useSyncExternalStore } from 'react';
+import { createRunstreamClient, type RunstreamClient } from '../client/index.ts';
+import type { MessageActions } from './blocks/index.ts';
+import { ChatController, composerBlock } from './chat/chat-controller.ts';
+import { LiveRegion } from './chat/live-region.tsx';
+import { MessageList } from './chat/message-list.tsx';
+import { useNow } from './chat/use-now.ts';
+import { Composer } from './composer/index.ts';
+import { ConnectionBanner } from './connection/index.ts';
+import { ConversationList } from './conversations/index.ts';
+import { I18nProvider, useI18n } from './i18n/index.ts';
+import { SessionGate } from './session/index.ts';
+import { SourceDrawer } from './sources/index.ts';
+
+/** `/c/{id}` is a conversation; anything else is a new one. */
+export function conversationIdFromPath(pathname: string): string | null {
+  const match = /^\/c\/([^/]+)\/?$/.exec(pathname);
+  return match?.[1] ? decodeURIComponent(match[1]) : null;
+}
+
+export function App() {
+  return (
+    <I18nProvider>
+      <SessionGate>
+        {({ token, signOut }) => <ChatApp key={token} token={token} onUnauthorized={signOut} />}
+      </SessionGate>
+    </I18nProvider>
+  );
+}
+
+function ChatApp({ token, onUnauthorized }: { token: string; onUnauthorized(): void }) {
+  const { t, locale, setLocale } = useI18n();
+  const client = useMemo<RunstreamClient>(
+    () => createRunstreamClient({ baseUrl: globalThis.location.origin, token }),
+    [token],
+  );
+  const controller = useMemo(
+    () =>
+      new ChatController({
+        client,
+        onUnauthorized,
+        navigate: (path, { replace }) => {
+          if (globalThis.location.pathname === path) return;
+          if (replace) globalThis.history.replaceState(null, '', path);
+          else globalThis.history.pushState(null, '', path);
+        },
+      }),
+    [client, onUnauthorized],
+  );
+  const snapshot = useSyncExternalStore(controller.subscribe, controller.getSnapshot);
+  const [citation, setCitation] = useState<string | null>(null);
+  const [menuOpen, setMenuOpen] = useState(false);
+
+  useEffect(() => {
+    void controller.refreshConversations();
+    void controller.openConversation(conversationIdFromPath(globalThis.location.pathname));
+    const onPopState = () =>
+      void controller.openConversation(conversationIdFromPath(globalThis.location.pathname));
+    globalThis.addEventListener('popstate', onPopState);
+    return () => {
+      globalThis.removeEventListener('popstate', onPopState);
+      controller.dispose();
+    };
+  }, [controller]);
+
+  const { conversation } = snapshot;
+  const blockedBy = composerBlock(snapshot);
+  const live = conversation.items.some(
+    (item) =>
+      item.kind === 'assistant' && (item.state.status === 'running' || item.state.status === 'paused'),
+  );
+  const now = useNow(live || snapshot.streaming);
+
+  const actions = useMemo<MessageActions>(
+    () => ({
+      decide: (toolCallId, decision) => void controller.decide(toolCallId, decision),
+      deciding: snapshot.deciding,
+      decisionErrors: snapshot.decisionErrors,
+      openSource: setCitation,
+    }),
+    [controller, snapshot.deciding, snapshot.decisionErrors],
+  );
+  const closeSource = useCallback(() => setCitation(null), []);
+
+  const open = (id: string) => {
+    setMenuOpen(false);
+    if (id === conversation.id) return;
+    globalThis.history.pushState(null, '', `/c/${encodeURIComponent(id)}`);
+    void controller.openConversation(id);
+  };
+
+  return (
+    <div className={`app${menuOpen ? ' menu-open' : ''}`}>
+      <header className="app-header">
+        <button
+          type="button"
+          className="menu-button"
+          aria-expanded={menuOpen}
+          aria-controls="sidebar"
+          onClick={() => setMenuOpen((value) => !value)}
+        >
+          <span aria-hidden="true">☰</span>
+          <span className="visually-hidden">{t('app.menu')}</span>
+        </button>
+        <h1>
+          {t('app.title')} <span className="muted subtitle">{t('app.subtitle')}</span>
+        </h1>
+        <button
+          type="button"
+          className="language-button"
+          aria-label={t('app.languageLabel')}
+          data-testid="language"
+          onClick={() => setLocale(locale === 'zh-CN' ? 'en' : 'zh-CN')}
+        >
+          {t('app.language')}
+        </button>
+      </header>
+      <aside id="sidebar" className="sidebar">
+        <ConversationList
+          conversations={snapshot.conversations}
+          currentId={conversation.id}
+          error={snapshot.conversationsError}
+          onOpen={open}
+          onNew={() => {
+            setMenuOpen(false);
+            controller.newConversation();
+          }}
+        />
+      </aside>
+      <main className="chat" aria-busy={conversation.status === 'loading'}>
+        <ConnectionBanner
+          connection={snapshot.connection}
+          onRetry={() => void controller.openConversation(conversation.id)}
+        />
+        {conversation.status === 'loading' && (
+          <p className="chat-status" role="status">
+            {t('chat.loading')}
+          </p>
+        )}
+        {conversation.status === 'not_found' && (
+          <p className="chat-status notice notice-danger" role="alert">
+            {t('chat.notFound')}
+          </p>
+        )}
+        {conversation.status === 'error' && (
+          <p className="chat-status notice notice-danger" role="alert">
+            {conversation.error}
+          </p>
+        )}
+        <MessageList
+          items={conversation.items}
+          actions={actions}
+          now={now}
+          {...(conversation.status === 'empty'
+            ? { onExample: (text: string) => void controller.send(text) }
+            : {})}
+        />
+        <LiveRegion conversationKey={conversation.id ?? 'new'} items={conversation.items} />
+        {conversation.status !== 'not_found' && (
+          <Composer
+            blockedBy={blockedBy}
+            notice={snapshot.composerNotice}
+            canStop={snapshot.streaming}
+            stopping={snapshot.stopping}
+            onSend={(text) => controller.send(text)}
+            onStop={() => void controller.stop()}
+          />
+        )}
+      </main>
+      {citation !== null && <SourceDrawer client={client} citation={citation} onClose={closeSource} />}
+    </div>
+  );
+}

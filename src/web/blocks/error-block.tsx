@@ -1,0 +1,33 @@
+import { memo } from 'react';
+import type { TextBlock } from '../../protocol/index.ts';
+import { useI18n } from '../i18n/index.ts';
+import './blocks.css';
+
+/** A visible error notice: a title and the readable message. Used for error blocks and failed runs. */
+export function ErrorNotice({ text }: { text: string }) {
+  const { t } = useI18n();
+  return (
+    <div className="error-notice" role="alert">
+      <span className="error-notice-icon" aria-hidden="true" />
+      <div className="error-notice-body">
+        <strong className="error-notice-title">{t('block.error.title')}</strong>
+        {text !== '' && <p className="error-notice-text">{text}</p>}
+      </div>
+    </div>
+  );
+}
+
+/** An `error` block: the readable message the run ended with, as plain text. */
+export const ErrorBlock = memo(function ErrorBlock({ block }: { block: TextBlock }) {
+  return (
+    <div
+      className="block block-error"
+      data-testid="block"
+      data-kind={block.kind}
+      data-status={block.status}
+      data-block-id={block.blockId}
+    >
+      <ErrorNotice text={block.text} />
+    </div>
+  );
+});

@@ -1,0 +1,13 @@
+import type { ConfirmationDecision } from '../../client/index.ts';
+
+/** What an assistant message's blocks can ask of the page. */
+export interface MessageActions {
+  /** Approve or reject the write behind a confirmation card (the block's `toolCallId`). */
+  decide(toolCallId: string, decision: ConfirmationDecision): void;
+  /** Cards whose decision is in flight: their buttons are disabled so a double click sends once. */
+  deciding: ReadonlySet<string>;
+  /** A decision the server refused (e.g. 409 decision_conflict), shown on the card; keyed by toolCallId. */
+  decisionErrors: ReadonlyMap<string, string>;
+  /** Open a cited knowledge source, e.g. `knowledge/policies/order-changes.md#L21`. */
+  openSource(citation: string): void;
+}

@@ -1,0 +1,52 @@
+import { memo, type SyntheticEvent, useState } from 'react';
+import type { TextBlock } from '../../protocol/index.ts';
+import { formatSeconds, useI18n } from '../i18n/index.ts';
+import './blocks.css';
+
+/**
+ * A reasoning block: a native disclosure, open while the model thinks and closed once it is done.
+ * After the reader toggles it, their choice stays. The text is plain pre-wrapped text, never HTML.
+ */
+export const ReasoningBlock = memo(function ReasoningBlock({ block }: { block: TextBlock }) {
+  const { t } = useI18n();
+  const [chosen, setChosen] = useState<boolean | null>(null);
+  const open = chosen ?? block.status === 'streaming';
+
+  // `toggle` also fires when React changes `open`; only a change React did not make is the reader's.
+  const onToggle = (event: SyntheticEvent<HTMLDetailsElement>) => {
+    const shown = event.currentTarget.open;
+    if (shown !== open) setChosen(shown);
+  };
+
+  return (
+    <div
+      className="block block-reasoning"
+      data-testid="block"
+      data-kind={block.kind}
+      data-status={block.status}
+      data-block-id={block.blockId}
+    >
+      <details className="reasoning" open={open} onToggle={onToggle}>
+        <summary className="reasoning-summary">
+          <span className="reasoning-label">{summaryOf(block, t)}</span>
+        </summary>
+        <div className="reasoning-text">{block.text}</div>
+      </details>
+    </div>
+  );
+});
+
+function summaryOf(block: TextBlock, t: ReturnType<typeof useI18n>['t']): string {
+  switch (block.status) {
+    case 'streaming':
+      return t('block.reasoning.streaming');
+    case 'cancelled':
+      return t('block.reasoning.stopped');
+    case 'interrupted':
+      return t('block.reasoning.interrupted');
+    case 'done': {
+      const ms = block.durationMs ?? (block.endedAt ?? block.startedAt) - block.startedAt;
+      return t('block.reasoning.done', { seconds: formatSeconds(ms) });
+    }
+  }
+}

@@ -1,0 +1,502 @@
+import {
+  type ConfirmationDecision,
+  type ConnectionChange,
+  type ConversationDetail,
+  type ConversationSummary,
+  NotFoundError,
+  type RunStream,
+  type RunstreamClient,
+  UnauthorizedError,
+} from '../../client/index.ts';
+import { createMessageState, fromMessage, type MessageState } from '../../protocol/index.ts';
+
+export type ChatItem =
+  | { kind: 'user'; key: string; text: string }
+  | { kind: 'assistant'; key: string; state: MessageState };
+
+export interface ConversationView {
+  /** `null` for a new conversation that is created on its first message. */
+  id: string | null;
+  title: string;
+  status: 'empty' | 'loading' | 'ready' | 'not_found' | 'error';
+  error: string | null;
+  items: readonly ChatItem[];
+}
+
+export type ConnectionView =
+  | { status: 'idle' }
+  | { status: 'open' }
+  | { status: 'reconnecting'; attempt: number }
+  | { status: 'reconnected' }
+  | { status: 'failed'; message: string };
+
+export interface ChatSnapshot {
+  conversations: readonly ConversationSummary[];
+  conversationsError: string | null;
+  conversation: ConversationView;
+  connection: ConnectionView;
+  /** A run stream of this conversation is being read. */
+  streaming: boolean;
+  /** The explicit stop was sent and the run has not confirmed it yet. */
+  stopping: boolean;
+  /** A sentence for the composer: the server's 409 message, a failed send. */
+  composerNotice: string | null;
+  deciding: ReadonlySet<string>;
+  decisionErrors: ReadonlyMap<string, string>;
+}
+
+export interface ChatControllerOptions {
+  client: RunstreamClient;
+  /** Put a conversation's address in the location bar (`/c/{id}`, or `/` for a new one). */
+  navigate(path: string, options: { replace: boolean }): void;
+  /** The token was refused: the page signs in again. */
+  onUnauthorized(): void;
+  /** Batch renders; defaults to requestAnimationFrame. Streams deliver far more events than frames. */
+  scheduleFrame?: (callback: () => void) => void;
+}
+
+interface ActiveStream {
+  conversationId: string;
+  itemKey: string;
+  stream: RunStream;
+  abort: AbortController;
+  /** The stop button was pressed for this run; `cancelSent` once the cancel request went out. */
+  stopRequested: boolean;
+  cancelSent: boolean;
+}
+
+const EMPTY_CONVERSATION: ConversationView = {
+  id: null,
+  title: '',
+  status: 'empty',
+  error: null,
+  items: [],
+};
+
+/**
+ * The page's state and everything that changes it, free of React so it can be reasoned about alone.
+ * The protocol work is the client SDK's: each assistant message is the `MessageState` its RunStream
+ * reduced (or `fromMessage()` of the persisted message after a refresh); this class only decides
+ * which stream to follow and where to put its states.
+ *
+ * A conversation switch or a refresh only disconnects (the run goes on, and is followed again when
+ * the conversation is opened); the stop button is the one way to end a run early.
+ */
+export class ChatController {
+  readonly #client: RunstreamClient;
+  readonly #options: ChatControllerOptions;
+  readonly #listeners = new Set<() => void>();
+  #snapshot: ChatSnapshot = {
+    conversations: [],
+    conversationsError: null,
+    conversation: EMPTY_CONVERSATION,
+    connection: { status: 'idle' },
+    streaming: false,
+    stopping: false,
+    composerNotice: null,
+    deciding: new Set(),
+    decisionErrors: new Map(),
+  };
+  #pending: Partial<ChatSnapshot> | null = null;
+  #frameScheduled = false;
+  #active: ActiveStream | null = null;
+  /** Bumped on every conversation switch; work started for an older one drops its results. */
+  #generation = 0;
+  #keyCounter = 0;
+  #reconnectedTimer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(options: ChatControllerOptions) {
+    this.#client = options.client;
+    this.#options = options;
+  }
+
+  subscribe = (listener: () => void): (() => void) => {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  };
+
+  getSnapshot = (): ChatSnapshot => this.#snapshot;
+
+  /** The current view including changes not yet flushed to the screen. */
+  get #current(): ChatSnapshot {
+    return this.#pending ? { ...this.#snapshot, ...this.#pending } : this.#snapshot;
+  }
+
+  async refreshConversations(): Promise<void> {
+    try {
+      const conversations = await this.#client.listConversations();
+      this.#update({ conversations, conversationsError: null });
+    } catch (error) {
+      this.#handleAuth(error);
+      this.#update({ conversationsError: describeError(error) });
+    }
+  }
+
+  /** Open a conversation (or the empty new one for `null`), restoring it exactly as persisted. */
+  async openConversation(id: string | null): Promise<void> {
+    this.#disconnect();
+    const generation = ++this.#generation;
+    this.#update({
+      conversation: id === null ? EMPTY_CONVERSATION : { ...EMPTY_CONVERSATION, id, status: 'loading' },
+      composerNotice: null,
+      deciding: new Set(),
+      decisionErrors: new Map(),
+      stopping: false,
+    });
+    if (id === null) return;
+    await this.#load(id, generation);
+  }
+
+  /** A new, empty conversation; it is created on the server with its first message. */
+  newConversation(): void {
+    this.#options.navigate('/', { replace: false });
+    void this.openConversation(null);
+  }
+
+  /**
+   * Send a message and stream the run it starts. Resolves `true` once the server accepted it (the
+   * composer may forget the text) and `false` when it was refused (the text goes back).
+   */
+  async send(text: string): Promise<boolean> {
+    const trimmed = text.trim();
+    if (trimmed === '' || this.isBusy()) return false;
+    const generation = this.#generation;
+    let conversationId = this.#current.conversation.id;
+    if (conversationId === null) {
+      try {
+        const created = await this.#client.createConversation({});
+        if (generation !== this.#generation) return false;
+        conversationId = created.id;
+        this.#options.navigate(`/c/${encodeURIComponent(created.id)}`, { replace: true });
+        this.#update({
+          conversation: {
+            ...this.#current.conversation,
+            id: created.id,
+            title: created.title,
+            status: 'ready',
+          },
+        });
+      } catch (error) {
+        this.#handleAuth(error);
+        this.#update({ composerNotice: describeError(error) });
+        return false;
+      }
+    }
+
+    const userKey = this.#newKey('user');
+    const assistantKey = this.#newKey('assistant');
+    this.#updateItems((items) => [
+      ...items,
+      { kind: 'user', key: userKey, text: trimmed },
+      { kind: 'assistant', key: assistantKey, state: createMessageState() },
+    ]);
+    this.#update({ composerNotice: null });
+
+    const abort = new AbortController();
+    const stream = this.#client.sendMessage(
+      conversationId,
+      { text: trimmed, clientMessageId: randomId() },
+      { signal: abort.signal, onConnectionChange: (change) => this.#onConnectionChange(change) },
+    );
+    let accepted!: (value: boolean) => void;
+    const acceptance = new Promise<boolean>((resolve) => {
+      accepted = resolve;
+    });
+    void this.#follow(
+      { conversationId, itemKey: assistantKey, stream, abort, stopRequested: false, cancelSent: false },
+      {
+        onFirstUpdate: () => {
+          accepted(true);
+          void this.refreshConversations();
+        },
+        onRefused: (error) => {
+          accepted(false);
+          // The server stored nothing: take back the optimistic message and say why next to the composer.
+          this.#updateItems((items) =>
+            items.filter((item) => item.key !== userKey && item.key !== assistantKey),
+          );
+          this.#update({ composerNotice: describeError(error) });
+          // A 409 means the page's picture is stale (another tab started or paused a run), and after a
+          // network failure the message may have been stored after all: show what the server has.
+          if (conversationId !== null) void this.#load(conversationId, this.#generation);
+        },
+      },
+    );
+    return acceptance;
+  }
+
+  /** The explicit stop: `cancel` with reason `user_stop`. The stream then delivers `run.cancelled`. */
+  async stop(): Promise<void> {
+    const active = this.#active;
+    if (active === null || this.#current.stopping) return;
+    active.stopRequested = true;
+    this.#update({ stopping: true });
+    const runId = active.stream.runId ?? this.#stateOf(active.itemKey)?.runId ?? undefined;
+    // Before the response headers there is no run id yet; #follow cancels as soon as it learns it.
+    if (runId !== undefined) {
+      active.cancelSent = true;
+      await this.#cancel(runId);
+    }
+  }
+
+  /** Approve or reject a paused write. A second click while the first is in flight does nothing. */
+  async decide(toolCallId: string, decision: ConfirmationDecision): Promise<void> {
+    const current = this.#current;
+    if (current.deciding.has(toolCallId)) return;
+    const item = [...current.conversation.items]
+      .reverse()
+      .find(
+        (candidate): candidate is Extract<ChatItem, { kind: 'assistant' }> =>
+          candidate.kind === 'assistant' &&
+          candidate.state.pause?.pending.some((call) => call.toolCallId === toolCallId) === true,
+      );
+    const conversationId = current.conversation.id;
+    const runId = item?.state.runId;
+    if (item === undefined || runId == null || conversationId === null) return;
+    this.#update({
+      deciding: new Set([...current.deciding, toolCallId]),
+      decisionErrors: withoutKey(current.decisionErrors, toolCallId),
+    });
+    const abort = new AbortController();
+    const stream = this.#client.decide(runId, toolCallId, decision, {
+      state: item.state,
+      signal: abort.signal,
+      onConnectionChange: (change) => this.#onConnectionChange(change),
+    });
+    await this.#follow(
+      { conversationId, itemKey: item.key, stream, abort, stopRequested: false, cancelSent: false },
+      {
+        onFirstUpdate: () => this.#doneDeciding(toolCallId),
+        onRefused: (error) => {
+          this.#doneDeciding(toolCallId);
+          this.#update({
+            decisionErrors: new Map([...this.#current.decisionErrors, [toolCallId, describeError(error)]]),
+          });
+          // The card may have been decided elsewhere: show what the server has.
+          void this.#load(conversationId, this.#generation);
+        },
+      },
+    );
+    this.#doneDeciding(toolCallId);
+  }
+
+  /** Whether the composer must wait: a run streams, or a confirmation is pending. */
+  isBusy(): boolean {
+    return composerBlock(this.#current) !== null;
+  }
+
+  /** Leave the page: disconnect without stopping any run. */
+  dispose(): void {
+    this.#disconnect();
+  }
+
+  async #load(id: string, generation: number): Promise<void> {
+    let detail: ConversationDetail;
+    try {
+      detail = await this.#client.getConversation(id);
+    } catch (error) {
+      if (generation !== this.#generation) return;
+      this.#handleAuth(error);
+      this.#update({
+        conversation: {
+          ...EMPTY_CONVERSATION,
+          id,
+          status: error instanceof NotFoundError ? 'not_found' : 'error',
+          error: describeError(error),
+        },
+      });
+      return;
+    }
+    if (generation !== this.#generation) return;
+    // A reload while a stream of this conversation is read keeps the live item (it is newer).
+    const live = this.#active?.conversationId === id ? this.#active.itemKey : undefined;
+    const items: ChatItem[] = detail.messages.map((message) =>
+      message.role === 'user'
+        ? { kind: 'user', key: message.id, text: message.text }
+        : { kind: 'assistant', key: message.id, state: fromMessage(message.message) },
+    );
+    if (live !== undefined) {
+      const liveItem = this.#current.conversation.items.find((item) => item.key === live);
+      if (liveItem?.kind === 'assistant' && liveItem.state.messageId !== null) {
+        const index = items.findIndex((item) => item.key === liveItem.state.messageId);
+        if (index >= 0) items[index] = liveItem;
+      }
+    }
+    this.#update({
+      conversation: { id, title: detail.title, status: 'ready', error: null, items },
+    });
+    const last = items.at(-1);
+    // A run still going (a refresh mid-stream, or one started elsewhere): follow it from where the
+    // persisted message ends; the replay fills the gap and live events follow.
+    if (last?.kind === 'assistant' && last.state.status === 'running' && last.state.runId && !this.#active) {
+      const abort = new AbortController();
+      const stream = this.#client.followRun(last.state.runId, {
+        state: last.state,
+        signal: abort.signal,
+        onConnectionChange: (change) => this.#onConnectionChange(change),
+      });
+      void this.#follow(
+        { conversationId: id, itemKey: last.key, stream, abort, stopRequested: false, cancelSent: false },
+        {},
+      );
+    }
+  }
+
+  async #follow(
+    active: ActiveStream,
+    hooks: { onFirstUpdate?: () => void; onRefused?: (error: unknown) => void },
+  ): Promise<void> {
+    this.#active?.abort.abort();
+    this.#active = active;
+    this.#update({ streaming: true, connection: { status: 'open' } });
+    let first = true;
+    try {
+      for await (const update of active.stream) {
+        if (this.#active !== active) break;
+        if (first) {
+          first = false;
+          hooks.onFirstUpdate?.();
+        }
+        this.#setState(active.itemKey, update.state);
+        const runId = active.stream.runId;
+        if (active.stopRequested && !active.cancelSent && runId !== undefined) {
+          // A stop pressed before the run id was known.
+          active.cancelSent = true;
+          void this.#cancel(runId);
+        }
+      }
+      if (first) hooks.onFirstUpdate?.();
+    } catch (error) {
+      if (active.abort.signal.aborted) return;
+      if (first && hooks.onRefused) {
+        // Nothing was streamed: a refusal (409, 413 …) or a server that could not be reached.
+        hooks.onRefused(error);
+      } else {
+        this.#handleAuth(error);
+        if (first) hooks.onFirstUpdate?.();
+        this.#update({ connection: { status: 'failed', message: describeError(error) } });
+      }
+    } finally {
+      if (this.#active === active) {
+        this.#active = null;
+        this.#update({ streaming: false, stopping: false });
+        if (this.#current.connection.status === 'open') this.#update({ connection: { status: 'idle' } });
+      }
+    }
+  }
+
+  async #cancel(runId: string): Promise<void> {
+    try {
+      await this.#client.cancel(runId, 'user_stop');
+    } catch (error) {
+      this.#handleAuth(error);
+      this.#update({ stopping: false, composerNotice: describeError(error) });
+    }
+  }
+
+  #onConnectionChange(change: ConnectionChange): void {
+    clearTimeout(this.#reconnectedTimer);
+    const previous = this.#current.connection.status;
+    if (change.status === 'reconnecting') {
+      this.#update({ connection: { status: 'reconnecting', attempt: change.attempt ?? 1 } });
+    } else if (change.status === 'open') {
+      if (previous === 'reconnecting') {
+        this.#update({ connection: { status: 'reconnected' } });
+        this.#reconnectedTimer = setTimeout(() => {
+          if (this.#current.connection.status === 'reconnected')
+            this.#update({ connection: { status: 'open' } });
+        }, 2500);
+      } else {
+        this.#update({ connection: { status: 'open' } });
+      }
+    }
+  }
+
+  #doneDeciding(toolCallId: string): void {
+    if (!this.#current.deciding.has(toolCallId)) return;
+    const deciding = new Set(this.#current.deciding);
+    deciding.delete(toolCallId);
+    this.#update({ deciding });
+  }
+
+  #disconnect(): void {
+    const active = this.#active;
+    this.#active = null;
+    active?.abort.abort();
+    this.#update({ streaming: false, stopping: false, connection: { status: 'idle' } });
+  }
+
+  #stateOf(itemKey: string): MessageState | undefined {
+    const item = this.#current.conversation.items.find((candidate) => candidate.key === itemKey);
+    return item?.kind === 'assistant' ? item.state : undefined;
+  }
+
+  #setState(itemKey: string, state: MessageState): void {
+    this.#updateItems((items) =>
+      items.map((item) => (item.key === itemKey && item.kind === 'assistant' ? { ...item, state } : item)),
+    );
+  }
+
+  #updateItems(change: (items: readonly ChatItem[]) => readonly ChatItem[]): void {
+    const conversation = this.#current.conversation;
+    this.#update({ conversation: { ...conversation, items: change(conversation.items) } });
+  }
+
+  #handleAuth(error: unknown): void {
+    if (error instanceof UnauthorizedError) this.#options.onUnauthorized();
+  }
+
+  #newKey(prefix: string): string {
+    this.#keyCounter += 1;
+    return `local_${prefix}_${this.#keyCounter}`;
+  }
+
+  #update(change: Partial<ChatSnapshot>): void {
+    this.#pending = { ...this.#pending, ...change };
+    if (this.#frameScheduled) return;
+    this.#frameScheduled = true;
+    const schedule = this.#options.scheduleFrame ?? defaultScheduleFrame;
+    schedule(() => this.#flush());
+  }
+
+  #flush(): void {
+    this.#frameScheduled = false;
+    if (this.#pending === null) return;
+    this.#snapshot = { ...this.#snapshot, ...this.#pending };
+    this.#pending = null;
+    for (const listener of this.#listeners) listener();
+  }
+}
+
+/** Why the composer cannot send right now, or `null` when it can. */
+export function composerBlock(snapshot: ChatSnapshot): 'streaming' | 'pending_confirmation' | null {
+  if (snapshot.streaming) return 'streaming';
+  const last = snapshot.conversation.items.at(-1);
+  if (last?.kind === 'assistant') {
+    if (last.state.status === 'paused') return 'pending_confirmation';
+    if (last.state.status === 'running' || last.state.status === 'idle') return 'streaming';
+  }
+  return null;
+}
+
+function defaultScheduleFrame(callback: () => void): void {
+  // A hidden tab gets no animation frames; a timer keeps its state current for when it is shown.
+  if (typeof document !== 'undefined' && document.visibilityState === 'hidden') setTimeout(callback, 50);
+  else if (typeof requestAnimationFrame === 'function') requestAnimationFrame(callback);
+  else setTimeout(callback, 16);
+}
+
+function describeError(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return String(error);
+}
+
+function withoutKey<V>(map: ReadonlyMap<string, V>, key: string): ReadonlyMap<string, V> {
+  const copy = new Map(map);
+  copy.delete(key);
+  return copy;
+}
+
+function randomId(): string {
+  return globalThis.crypto?.randomUUID?.() ?? `${Date.now()}-${Math.random().toString(36).slice(2)}`;
+}

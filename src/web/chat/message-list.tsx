@@ -1,0 +1,67 @@
+import { useLayoutEffect, useRef } from 'react';
+import { AssistantMessage, type MessageActions } from '../blocks/index.ts';
+import { useI18n } from '../i18n/index.ts';
+import type { ChatItem } from './chat-controller.ts';
+
+const EXAMPLES = ['chat.example.cancel', 'chat.example.return', 'chat.example.status'] as const;
+
+export interface MessageListProps {
+  items: readonly ChatItem[];
+  actions: MessageActions;
+  now: number;
+  onExample?: (text: string) => void;
+}
+
+/** The conversation's messages; keeps the newest text in view unless the reader scrolled up. */
+export function MessageList({ items, actions, now, onExample }: MessageListProps) {
+  const { t } = useI18n();
+  const container = useRef<HTMLDivElement>(null);
+  const pinned = useRef(true);
+
+  useLayoutEffect(() => {
+    const element = container.current;
+    if (element && pinned.current) element.scrollTop = element.scrollHeight;
+  });
+
+  return (
+    <div
+      className="message-list"
+      ref={container}
+      data-testid="message-list"
+      onScroll={(event) => {
+        const element = event.currentTarget;
+        pinned.current = element.scrollHeight - element.scrollTop - element.clientHeight < 48;
+      }}
+    >
+      {items.length === 0 && (
+        <div className="empty-chat">
+          <p>{t('chat.empty')}</p>
+          {onExample && (
+            <>
+              <p className="muted">{t('chat.examples')}</p>
+              <ul className="examples">
+                {EXAMPLES.map((key) => (
+                  <li key={key}>
+                    <button type="button" onClick={() => onExample(t(key))}>
+                      {t(key)}
+                    </button>
+                  </li>
+                ))}
+              </ul>
+            </>
+          )}
+        </div>
+      )}
+      {items.map((item) =>
+        item.kind === 'user' ? (
+          <div key={item.key} className="user-message" data-testid="user-message">
+            <span className="visually-hidden">{t('chat.you')}: </span>
+            <p>{item.text}</p>
+          </div>
+        ) : (
+          <AssistantMessage key={item.key} state={item.state} actions={actions} now={now} />
+        ),
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,49 @@
+import type { ConversationSummary } from '../../client/index.ts';
+import { useI18n } from '../i18n/index.ts';
+
+export interface ConversationListProps {
+  conversations: readonly ConversationSummary[];
+  currentId: string | null;
+  error: string | null;
+  onOpen(id: string): void;
+  onNew(): void;
+}
+
+/** The conversation list: a new-conversation button and the user's conversations, newest first. */
+export function ConversationList({ conversations, currentId, error, onOpen, onNew }: ConversationListProps) {
+  const { t } = useI18n();
+  return (
+    <nav className="conversation-list" aria-label={t('conversations.heading')}>
+      <button type="button" className="new-conversation" onClick={onNew} data-testid="new-conversation">
+        + {t('conversations.new')}
+      </button>
+      {error !== null && (
+        <p role="alert" className="notice notice-danger">
+          {t('conversations.loadFailed', { message: error })}
+        </p>
+      )}
+      {conversations.length === 0 && error === null ? (
+        <p className="muted">{t('conversations.empty')}</p>
+      ) : (
+        <ul>
+          {conversations.map((conversation) => (
+            <li key={conversation.id}>
+              <a
+                href={`/c/${encodeURIComponent(conversation.id)}`}
+                aria-current={conversation.id === currentId ? 'page' : undefined}
+                data-testid="conversation-link"
+                onClick={(event) => {
+                  if (event.metaKey || event.ctrlKey || event.shiftKey || event.button !== 0) return;
+                  event.preventDefault();
+                  onOpen(conversation.id);
+                }}
+              >
+                {conversation.title}
+              </a>
+            </li>
+          ))}
+        </ul>
+      )}
+    </nav>
+  );
+}

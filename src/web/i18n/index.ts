@@ -1,0 +1,2 @@
+export * from './i18n-context.tsx';
+export * from './messages.ts';

@@ -1,0 +1,2 @@
+export * from './session-gate.tsx';
+export * from './session-token.ts';

@@ -1,0 +1,102 @@
+import { useEffect, useRef, useState } from 'react';
+import type { RunstreamClient } from '../../client/index.ts';
+import { useI18n } from '../i18n/index.ts';
+import { parseCitation } from '../markdown/link-citations.ts';
+
+interface SourceDocument {
+  path: string;
+  title: string;
+  text: string;
+}
+
+/**
+ * The cited knowledge document beside the chat, the cited line highlighted and scrolled into view.
+ * Its text is shown as text: a knowledge file never becomes HTML on the page.
+ */
+export function SourceDrawer({
+  client,
+  citation,
+  onClose,
+}: {
+  client: RunstreamClient;
+  citation: string;
+  onClose(): void;
+}) {
+  const { t } = useI18n();
+  const { path, line, lineEnd } = parseCitation(citation);
+  const [document, setDocument] = useState<SourceDocument | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const closeButton = useRef<HTMLButtonElement>(null);
+  const citedLine = useRef<HTMLLIElement>(null);
+
+  useEffect(() => {
+    const abort = new AbortController();
+    setDocument(null);
+    setError(null);
+    client
+      .getJson(`/v1/knowledge/sources?path=${encodeURIComponent(path)}`, { signal: abort.signal })
+      .then((body) => setDocument(body as SourceDocument))
+      .catch((reason: unknown) => {
+        if (!abort.signal.aborted) setError(reason instanceof Error ? reason.message : String(reason));
+      });
+    return () => abort.abort();
+  }, [client, path]);
+
+  useEffect(() => {
+    const previous = globalThis.document.activeElement as HTMLElement | null;
+    closeButton.current?.focus();
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key === 'Escape') onClose();
+    };
+    globalThis.addEventListener('keydown', onKey);
+    return () => {
+      globalThis.removeEventListener('keydown', onKey);
+      previous?.focus?.();
+    };
+  }, [onClose]);
+
+  useEffect(() => {
+    if (document !== null) citedLine.current?.scrollIntoView({ block: 'center' });
+  }, [document]);
+
+  return (
+    <aside className="source-drawer" aria-label={t('source.title')} data-testid="source-drawer">
+      <header>
+        <div>
+          <h2>{document?.title ?? t('source.title')}</h2>
+          <p className="muted mono">
+            {path}
+            {line !== null ? ` · ${t('source.line', { line })}` : ''}
+          </p>
+        </div>
+        <button type="button" ref={closeButton} onClick={onClose}>
+          {t('source.close')}
+        </button>
+      </header>
+      {error !== null && (
+        <p role="alert" className="notice notice-danger">
+          {t('source.failed', { message: error })}
+        </p>
+      )}
+      {document === null && error === null && <p role="status">{t('source.loading')}</p>}
+      {document !== null && (
+        <ol className="source-lines">
+          {document.text.split('\n').map((text, index) => {
+            const number = index + 1;
+            const cited = line !== null && number >= line && number <= (lineEnd ?? line);
+            return (
+              // biome-ignore lint/suspicious/noArrayIndexKey: lines of a fixed document; the index is the line number
+              <li
+                key={index}
+                ref={number === line ? citedLine : undefined}
+                className={cited ? 'cited' : undefined}
+              >
+                {text === '' ? '\u00a0' : text}
+              </li>
+            );
+          })}
+        </ol>
+      )}
+    </aside>
+  );
+}

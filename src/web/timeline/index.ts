@@ -1,0 +1,2 @@
+export * from './run-timeline.tsx';
+export * from './timeline-layout.ts';
