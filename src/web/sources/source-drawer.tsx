@@ -81,13 +81,11 @@ export function SourceDrawer({
       {document === null && error === null && <p role="status">{t('source.loading')}</p>}
       {document !== null && (
         <ol className="source-lines">
-          {document.text.split('\n').map((text, index) => {
-            const number = index + 1;
+          {numberedLines(document.text).map(({ number, text }) => {
             const cited = line !== null && number >= line && number <= (lineEnd ?? line);
             return (
-              // biome-ignore lint/suspicious/noArrayIndexKey: lines of a fixed document; the index is the line number
               <li
-                key={index}
+                key={number}
                 ref={number === line ? citedLine : undefined}
                 className={cited ? 'cited' : undefined}
               >
@@ -99,4 +97,8 @@ export function SourceDrawer({
       )}
     </aside>
   );
+}
+
+function numberedLines(text: string): Array<{ number: number; text: string }> {
+  return text.split('\n').map((line, index) => ({ number: index + 1, text: line }));
 }
