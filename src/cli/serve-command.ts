@@ -25,6 +25,12 @@ export async function serveCommand(): Promise<number> {
       `chat page: ${server.url}/`,
       `model: ${server.modelName}${server.modelName === 'novashop-demo' ? ' (the offline demo model; set OPENAI_BASE_URL, OPENAI_API_KEY and RUNSTREAM_MODEL for a real one)' : ''}`,
       `demo user token: ${server.demoToken}`,
+      ...(isLoopback(process.env.HOST) || process.env.RUNSTREAM_DEMO_LOGIN?.toLowerCase() === 'off'
+        ? []
+        : [
+            'warning: HOST is not a loopback address and the demo login is on: every visitor shares the demo user.',
+            '         Put a real login in front and set RUNSTREAM_DEMO_LOGIN=off (docs/api.md).',
+          ]),
       `try: curl -N -X POST ${server.url}/v1/conversations -H 'authorization: Bearer ${server.demoToken}' -d '{}'`,
       '',
     ].join('\n'),
@@ -36,4 +42,10 @@ export async function serveCommand(): Promise<number> {
   });
   await server.close();
   return 0;
+}
+
+function isLoopback(host: string | undefined): boolean {
+  return (
+    host === undefined || host === '' || host === 'localhost' || host === '::1' || host.startsWith('127.')
+  );
 }

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { createNovaShopDomain, ingestNovaShopKnowledge } from '../domains/novashop/index.ts';
-import { createChatModelFromEnv } from '../models/index.ts';
+import { type ChatModel, createChatModelFromEnv } from '../models/index.ts';
 import { openKnowledgeBase } from '../retrieval/index.ts';
 import { RunManager } from '../runtime/index.ts';
 import { databasePathFromEnv, openDatabase, SqliteRunStore } from '../store/index.ts';
@@ -17,6 +17,8 @@ export const NOVASHOP_SYSTEM_PROMPT = `你是 NovaShop 的智能客服。规则�
 export interface StartServerOptions {
   /** Serve the built web UI from this folder (`dist/web`, see `serve-web.ts`); off when absent. */
   webRoot?: string;
+  /** Use this model instead of the environment's (tests with a scripted model, embedders). */
+  model?: ChatModel;
 }
 
 export interface StartedServer {
@@ -62,7 +64,7 @@ export async function startServer(
   }
   domain.seed(demoUser.id);
 
-  const model = createChatModelFromEnv(env) ?? domain.model;
+  const model = options.model ?? createChatModelFromEnv(env) ?? domain.model;
   const runs = new RunManager({
     store,
     model,

@@ -1,29 +1,38 @@
 import { useCallback, useEffect, useMemo, useState, useSyncExternalStore } from 'react';
 import { createRunstreamClient, type RunstreamClient } from '../client/index.ts';
 import type { MessageActions } from './blocks/index.ts';
-import { ChatController, composerBlock } from './chat/chat-controller.ts';
+import { ChatController, canStop, composerBlock } from './chat/chat-controller.ts';
 import { LiveRegion } from './chat/live-region.tsx';
 import { MessageList } from './chat/message-list.tsx';
+import { noticeText } from './chat/notice-text.ts';
 import { useNow } from './chat/use-now.ts';
 import { Composer } from './composer/index.ts';
 import { ConnectionBanner } from './connection/index.ts';
 import { ConversationList } from './conversations/index.ts';
+import { ErrorBoundary } from './error-boundary.tsx';
 import { I18nProvider, useI18n } from './i18n/index.ts';
 import { SessionGate } from './session/index.ts';
 import { SourceDrawer } from './sources/index.ts';
 
-/** `/c/{id}` is a conversation; anything else is a new one. */
+/** `/c/{id}` is a conversation; anything else (or an id that does not decode) is a new one. */
 export function conversationIdFromPath(pathname: string): string | null {
   const match = /^\/c\/([^/]+)\/?$/.exec(pathname);
-  return match?.[1] ? decodeURIComponent(match[1]) : null;
+  if (!match?.[1]) return null;
+  try {
+    return decodeURIComponent(match[1]);
+  } catch {
+    return null;
+  }
 }
 
 export function App() {
   return (
     <I18nProvider>
-      <SessionGate>
-        {({ token, signOut }) => <ChatApp key={token} token={token} onUnauthorized={signOut} />}
-      </SessionGate>
+      <ErrorBoundary>
+        <SessionGate>
+          {({ token, signOut }) => <ChatApp key={token} token={token} onUnauthorized={signOut} />}
+        </SessionGate>
+      </ErrorBoundary>
     </I18nProvider>
   );
 }
@@ -75,10 +84,12 @@ function ChatApp({ token, onUnauthorized }: { token: string; onUnauthorized(): v
     () => ({
       decide: (toolCallId, decision) => void controller.decide(toolCallId, decision),
       deciding: snapshot.deciding,
-      decisionErrors: snapshot.decisionErrors,
+      decisionErrors: new Map(
+        [...snapshot.decisionErrors].map(([toolCallId, notice]) => [toolCallId, noticeText(notice, t)]),
+      ),
       openSource: setCitation,
     }),
-    [controller, snapshot.deciding, snapshot.decisionErrors],
+    [controller, snapshot.deciding, snapshot.decisionErrors, t],
   );
   const closeSource = useCallback(() => setCitation(null), []);
 
@@ -119,7 +130,7 @@ function ChatApp({ token, onUnauthorized }: { token: string; onUnauthorized(): v
         <ConversationList
           conversations={snapshot.conversations}
           currentId={conversation.id}
-          error={snapshot.conversationsError}
+          error={snapshot.conversationsError && noticeText(snapshot.conversationsError, t)}
           onOpen={open}
           onNew={() => {
             setMenuOpen(false);
@@ -130,6 +141,7 @@ function ChatApp({ token, onUnauthorized }: { token: string; onUnauthorized(): v
       <main className="chat" aria-busy={conversation.status === 'loading'}>
         <ConnectionBanner
           connection={snapshot.connection}
+          failure={snapshot.connection.status === 'failed' ? noticeText(snapshot.connection.notice, t) : ''}
           onRetry={() => void controller.openConversation(conversation.id)}
         />
         {conversation.status === 'loading' && (
@@ -144,23 +156,27 @@ function ChatApp({ token, onUnauthorized }: { token: string; onUnauthorized(): v
         )}
         {conversation.status === 'error' && (
           <p className="chat-status notice notice-danger" role="alert">
-            {conversation.error}
+            {conversation.error && noticeText(conversation.error, t)}
           </p>
         )}
         <MessageList
           items={conversation.items}
           actions={actions}
           now={now}
-          {...(conversation.status === 'empty'
+          {...(conversation.status === 'empty' && !snapshot.sending
             ? { onExample: (text: string) => void controller.send(text) }
             : {})}
         />
-        <LiveRegion conversationKey={conversation.id ?? 'new'} items={conversation.items} />
+        <LiveRegion
+          conversationKey={`${conversation.id ?? 'new'}:${conversation.status}`}
+          items={conversation.items}
+        />
         {conversation.status !== 'not_found' && (
           <Composer
+            key={conversation.id ?? 'new'}
             blockedBy={blockedBy}
-            notice={snapshot.composerNotice}
-            canStop={snapshot.streaming}
+            notice={snapshot.composerNotice && noticeText(snapshot.composerNotice, t)}
+            canStop={canStop(snapshot)}
             stopping={snapshot.stopping}
             onSend={(text) => controller.send(text)}
             onStop={() => void controller.stop()}

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ChatModel } from '../../models/index.ts';
 import { type StartedServer, startServer } from '../start-server.ts';
 
 export const TEST_TOKEN = 'demo-token';
@@ -17,6 +18,8 @@ export interface TestServer {
 export interface TestServerOptions {
   /** Serve a web UI from this folder, as `startServer`'s `webRoot`. */
   webRoot?: string;
+  /** A model instead of the offline NovaShop one, e.g. a `ScriptedChatModel`. */
+  model?: ChatModel;
   /** More environment (e.g. `RUNSTREAM_DEMO_LOGIN: 'off'`), over the test defaults. */
   env?: Readonly<Record<string, string | undefined>>;
 }
@@ -35,7 +38,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
         ...options.env,
       },
       () => undefined,
-      options.webRoot === undefined ? {} : { webRoot: options.webRoot },
+      {
+        ...(options.webRoot === undefined ? {} : { webRoot: options.webRoot }),
+        ...(options.model === undefined ? {} : { model: options.model }),
+      },
     );
   let first: StartedServer;
   try {

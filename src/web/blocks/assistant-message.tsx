@@ -32,7 +32,10 @@ export function AssistantMessage({ state, actions, now }: AssistantMessageProps)
   const [showTimeline, setShowTimeline] = useState(false);
   const timelineId = useId();
   const hintKey = state.hint ? HINTS[state.hint.code] : undefined;
-  const waiting = state.status === 'running' && state.blocks.length === 0 && state.hint === null;
+  const waiting =
+    (state.status === 'running' || state.status === 'idle') &&
+    state.blocks.length === 0 &&
+    state.hint === null;
 
   return (
     <article className="assistant-message" data-status={state.status} data-testid="assistant-message">

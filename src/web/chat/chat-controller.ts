@@ -6,6 +6,7 @@ import {
   NotFoundError,
   type RunStream,
   type RunstreamClient,
+  RunstreamError,
   UnauthorizedError,
 } from '../../client/index.ts';
 import { createMessageState, fromMessage, type MessageState } from '../../protocol/index.ts';
@@ -14,12 +15,22 @@ export type ChatItem =
   | { kind: 'user'; key: string; text: string }
   | { kind: 'assistant'; key: string; state: MessageState };
 
+/**
+ * Something to tell the person: a stable `code` the page translates when it knows it (network
+ * failures), and the server's or client's own sentence otherwise (the server's 409 is already in
+ * the shopper's words).
+ */
+export interface Notice {
+  code: string;
+  message: string;
+}
+
 export interface ConversationView {
   /** `null` for a new conversation that is created on its first message. */
   id: string | null;
   title: string;
   status: 'empty' | 'loading' | 'ready' | 'not_found' | 'error';
-  error: string | null;
+  error: Notice | null;
   items: readonly ChatItem[];
 }
 
@@ -28,21 +39,23 @@ export type ConnectionView =
   | { status: 'open' }
   | { status: 'reconnecting'; attempt: number }
   | { status: 'reconnected' }
-  | { status: 'failed'; message: string };
+  | { status: 'failed'; notice: Notice };
 
 export interface ChatSnapshot {
   conversations: readonly ConversationSummary[];
-  conversationsError: string | null;
+  conversationsError: Notice | null;
   conversation: ConversationView;
   connection: ConnectionView;
+  /** A message is on its way (creating the conversation, waiting for the run to start). */
+  sending: boolean;
   /** A run stream of this conversation is being read. */
   streaming: boolean;
   /** The explicit stop was sent and the run has not confirmed it yet. */
   stopping: boolean;
-  /** A sentence for the composer: the server's 409 message, a failed send. */
-  composerNotice: string | null;
+  /** For the composer: the server's 409, a failed send or stop. */
+  composerNotice: Notice | null;
   deciding: ReadonlySet<string>;
-  decisionErrors: ReadonlyMap<string, string>;
+  decisionErrors: ReadonlyMap<string, Notice>;
 }
 
 export interface ChatControllerOptions {
@@ -63,6 +76,15 @@ interface ActiveStream {
   /** The stop button was pressed for this run; `cancelSent` once the cancel request went out. */
   stopRequested: boolean;
   cancelSent: boolean;
+}
+
+interface FollowHooks {
+  /** The first event arrived (or the stream ended without any). */
+  onFirstUpdate?: () => void;
+  /** The stream failed before its first event: nothing of it was applied. */
+  onRefused?: (error: unknown) => void;
+  /** The page disconnected on purpose (a switch or a refresh) before the first event. */
+  onAborted?: () => void;
 }
 
 const EMPTY_CONVERSATION: ConversationView = {
@@ -91,6 +113,7 @@ export class ChatController {
     conversationsError: null,
     conversation: EMPTY_CONVERSATION,
     connection: { status: 'idle' },
+    sending: false,
     streaming: false,
     stopping: false,
     composerNotice: null,
@@ -104,6 +127,11 @@ export class ChatController {
   #generation = 0;
   #keyCounter = 0;
   #reconnectedTimer: ReturnType<typeof setTimeout> | undefined;
+  /**
+   * The id of a message whose send failed without an answer (it may have been stored after all):
+   * sending the same text again reuses it, so the server can tell a retry from a second message.
+   */
+  #unconfirmedSend: { text: string; clientMessageId: string } | null = null;
 
   constructor(options: ChatControllerOptions) {
     this.#client = options.client;
@@ -122,13 +150,17 @@ export class ChatController {
     return this.#pending ? { ...this.#snapshot, ...this.#pending } : this.#snapshot;
   }
 
+  get currentConversationId(): string | null {
+    return this.#current.conversation.id;
+  }
+
   async refreshConversations(): Promise<void> {
     try {
       const conversations = await this.#client.listConversations();
       this.#update({ conversations, conversationsError: null });
     } catch (error) {
       this.#handleAuth(error);
-      this.#update({ conversationsError: describeError(error) });
+      this.#update({ conversationsError: toNotice(error) });
     }
   }
 
@@ -141,6 +173,7 @@ export class ChatController {
       composerNotice: null,
       deciding: new Set(),
       decisionErrors: new Map(),
+      sending: false,
       stopping: false,
     });
     if (id === null) return;
@@ -161,11 +194,13 @@ export class ChatController {
     const trimmed = text.trim();
     if (trimmed === '' || this.isBusy()) return false;
     const generation = this.#generation;
+    // Set before the first await: a double click (or Enter plus a click) sends one message.
+    this.#update({ sending: true, composerNotice: null });
     let conversationId = this.#current.conversation.id;
     if (conversationId === null) {
       try {
         const created = await this.#client.createConversation({});
-        if (generation !== this.#generation) return false;
+        if (generation !== this.#generation) return true;
         conversationId = created.id;
         this.#options.navigate(`/c/${encodeURIComponent(created.id)}`, { replace: true });
         this.#update({
@@ -178,7 +213,8 @@ export class ChatController {
         });
       } catch (error) {
         this.#handleAuth(error);
-        this.#update({ composerNotice: describeError(error) });
+        if (generation === this.#generation)
+          this.#update({ sending: false, composerNotice: toNotice(error) });
         return false;
       }
     }
@@ -190,52 +226,77 @@ export class ChatController {
       { kind: 'user', key: userKey, text: trimmed },
       { kind: 'assistant', key: assistantKey, state: createMessageState() },
     ]);
-    this.#update({ composerNotice: null });
 
+    const clientMessageId =
+      this.#unconfirmedSend?.text === trimmed ? this.#unconfirmedSend.clientMessageId : randomId();
+    this.#unconfirmedSend = null;
     const abort = new AbortController();
     const stream = this.#client.sendMessage(
       conversationId,
-      { text: trimmed, clientMessageId: randomId() },
+      { text: trimmed, clientMessageId },
       { signal: abort.signal, onConnectionChange: (change) => this.#onConnectionChange(change) },
     );
-    let accepted!: (value: boolean) => void;
-    const acceptance = new Promise<boolean>((resolve) => {
-      accepted = resolve;
+    const sentTo = conversationId;
+    return new Promise<boolean>((resolve) => {
+      void this.#follow(
+        {
+          conversationId: sentTo,
+          itemKey: assistantKey,
+          stream,
+          abort,
+          stopRequested: false,
+          cancelSent: false,
+        },
+        {
+          onFirstUpdate: () => {
+            this.#update({ sending: false });
+            resolve(true);
+            void this.refreshConversations();
+          },
+          onAborted: () => resolve(true),
+          onRefused: (error) => {
+            // The server stored nothing (or we cannot tell): take back the optimistic message and say why.
+            this.#updateItems((items) =>
+              items.filter((item) => item.key !== userKey && item.key !== assistantKey),
+            );
+            this.#update({ sending: false, composerNotice: toNotice(error) });
+            if (!(error instanceof RunstreamError && 'status' in error))
+              this.#unconfirmedSend = { text: trimmed, clientMessageId };
+            resolve(false);
+            // A 409 means the page's picture is stale (another tab started or paused a run), and after a
+            // network failure the message may have been stored after all: show what the server has.
+            void this.#load(sentTo, this.#generation);
+          },
+        },
+      );
     });
-    void this.#follow(
-      { conversationId, itemKey: assistantKey, stream, abort, stopRequested: false, cancelSent: false },
-      {
-        onFirstUpdate: () => {
-          accepted(true);
-          void this.refreshConversations();
-        },
-        onRefused: (error) => {
-          accepted(false);
-          // The server stored nothing: take back the optimistic message and say why next to the composer.
-          this.#updateItems((items) =>
-            items.filter((item) => item.key !== userKey && item.key !== assistantKey),
-          );
-          this.#update({ composerNotice: describeError(error) });
-          // A 409 means the page's picture is stale (another tab started or paused a run), and after a
-          // network failure the message may have been stored after all: show what the server has.
-          if (conversationId !== null) void this.#load(conversationId, this.#generation);
-        },
-      },
-    );
-    return acceptance;
   }
 
-  /** The explicit stop: `cancel` with reason `user_stop`. The stream then delivers `run.cancelled`. */
+  /**
+   * The explicit stop: `cancel` with reason `user_stop`. A stream being read then delivers
+   * `run.cancelled`; a run shown as running without a stream (its connection gave up) is reloaded.
+   */
   async stop(): Promise<void> {
+    if (this.#current.stopping) return;
     const active = this.#active;
-    if (active === null || this.#current.stopping) return;
+    if (active === null) {
+      const last = this.#current.conversation.items.at(-1);
+      const runId = last?.kind === 'assistant' && last.state.status === 'running' ? last.state.runId : null;
+      const conversationId = this.#current.conversation.id;
+      if (runId == null || conversationId === null) return;
+      this.#update({ stopping: true });
+      await this.#cancel(runId, this.#generation);
+      this.#update({ stopping: false });
+      await this.#load(conversationId, this.#generation);
+      return;
+    }
     active.stopRequested = true;
     this.#update({ stopping: true });
     const runId = active.stream.runId ?? this.#stateOf(active.itemKey)?.runId ?? undefined;
     // Before the response headers there is no run id yet; #follow cancels as soon as it learns it.
     if (runId !== undefined) {
       active.cancelSent = true;
-      await this.#cancel(runId);
+      await this.#cancel(runId, this.#generation);
     }
   }
 
@@ -253,9 +314,12 @@ export class ChatController {
     const conversationId = current.conversation.id;
     const runId = item?.state.runId;
     if (item === undefined || runId == null || conversationId === null) return;
+    const generation = this.#generation;
     this.#update({
       deciding: new Set([...current.deciding, toolCallId]),
       decisionErrors: withoutKey(current.decisionErrors, toolCallId),
+      // The 409 that sent the shopper to this card has been answered.
+      composerNotice: null,
     });
     const abort = new AbortController();
     const stream = this.#client.decide(runId, toolCallId, decision, {
@@ -263,30 +327,37 @@ export class ChatController {
       signal: abort.signal,
       onConnectionChange: (change) => this.#onConnectionChange(change),
     });
+    let refused = false;
     await this.#follow(
       { conversationId, itemKey: item.key, stream, abort, stopRequested: false, cancelSent: false },
       {
         onFirstUpdate: () => this.#doneDeciding(toolCallId),
         onRefused: (error) => {
+          refused = true;
           this.#doneDeciding(toolCallId);
           this.#update({
-            decisionErrors: new Map([...this.#current.decisionErrors, [toolCallId, describeError(error)]]),
+            decisionErrors: new Map([...this.#current.decisionErrors, [toolCallId, toNotice(error)]]),
           });
-          // The card may have been decided elsewhere: show what the server has.
-          void this.#load(conversationId, this.#generation);
         },
       },
     );
     this.#doneDeciding(toolCallId);
+    if (generation !== this.#generation) return;
+    // Refused (decided elsewhere), or accepted without events (another card of the same pause is still
+    // open, so the run did not move): either way the server knows the card's state; show it.
+    const after = this.#stateOf(item.key);
+    if (refused || after?.pause?.pending.some((call) => call.toolCallId === toolCallId))
+      await this.#load(conversationId, generation);
   }
 
-  /** Whether the composer must wait: a run streams, or a confirmation is pending. */
+  /** Whether the composer must wait: a run streams, a confirmation is pending, or a send is in flight. */
   isBusy(): boolean {
     return composerBlock(this.#current) !== null;
   }
 
   /** Leave the page: disconnect without stopping any run. */
   dispose(): void {
+    clearTimeout(this.#reconnectedTimer);
     this.#disconnect();
   }
 
@@ -302,24 +373,36 @@ export class ChatController {
           ...EMPTY_CONVERSATION,
           id,
           status: error instanceof NotFoundError ? 'not_found' : 'error',
-          error: describeError(error),
+          error: toNotice(error),
         },
       });
       return;
     }
     if (generation !== this.#generation) return;
-    // A reload while a stream of this conversation is read keeps the live item (it is newer).
-    const live = this.#active?.conversationId === id ? this.#active.itemKey : undefined;
     const items: ChatItem[] = detail.messages.map((message) =>
       message.role === 'user'
         ? { kind: 'user', key: message.id, text: message.text }
         : { kind: 'assistant', key: message.id, state: fromMessage(message.message) },
     );
-    if (live !== undefined) {
-      const liveItem = this.#current.conversation.items.find((item) => item.key === live);
-      if (liveItem?.kind === 'assistant' && liveItem.state.messageId !== null) {
-        const index = items.findIndex((item) => item.key === liveItem.state.messageId);
-        if (index >= 0) items[index] = liveItem;
+    // A reload while a stream of this conversation is read keeps the live item: it is newer than what
+    // was persisted, and its events keep arriving under its key.
+    const active = this.#active?.conversationId === id ? this.#active : null;
+    if (active !== null) {
+      const current = this.#current.conversation.items;
+      const liveIndex = current.findIndex((item) => item.key === active.itemKey);
+      const liveItem = current[liveIndex];
+      if (liveItem?.kind === 'assistant') {
+        const stored = items.findIndex(
+          (item) => liveItem.state.messageId !== null && item.key === liveItem.state.messageId,
+        );
+        if (stored >= 0) items[stored] = liveItem;
+        else {
+          // Not stored yet (or not known to be): keep it, with the message that started it, at the end.
+          const userItem = current[liveIndex - 1];
+          if (userItem?.kind === 'user' && !items.some((item) => item.key === userItem.key))
+            items.push(userItem);
+          items.push(liveItem);
+        }
       }
     }
     this.#update({
@@ -342,10 +425,7 @@ export class ChatController {
     }
   }
 
-  async #follow(
-    active: ActiveStream,
-    hooks: { onFirstUpdate?: () => void; onRefused?: (error: unknown) => void },
-  ): Promise<void> {
+  async #follow(active: ActiveStream, hooks: FollowHooks): Promise<void> {
     this.#active?.abort.abort();
     this.#active = active;
     this.#update({ streaming: true, connection: { status: 'open' } });
@@ -362,35 +442,51 @@ export class ChatController {
         if (active.stopRequested && !active.cancelSent && runId !== undefined) {
           // A stop pressed before the run id was known.
           active.cancelSent = true;
-          void this.#cancel(runId);
+          void this.#cancel(runId, this.#generation);
         }
       }
       if (first) hooks.onFirstUpdate?.();
     } catch (error) {
-      if (active.abort.signal.aborted) return;
+      if (active.abort.signal.aborted) {
+        if (first) hooks.onAborted?.();
+        return;
+      }
       if (first && hooks.onRefused) {
         // Nothing was streamed: a refusal (409, 413 …) or a server that could not be reached.
         hooks.onRefused(error);
       } else {
         this.#handleAuth(error);
         if (first) hooks.onFirstUpdate?.();
-        this.#update({ connection: { status: 'failed', message: describeError(error) } });
+        if (this.#active === active)
+          this.#update({ connection: { status: 'failed', notice: toNotice(error) } });
       }
     } finally {
       if (this.#active === active) {
         this.#active = null;
-        this.#update({ streaming: false, stopping: false });
-        if (this.#current.connection.status === 'open') this.#update({ connection: { status: 'idle' } });
+        // A stop pressed before the run id was known, on a stream that ended before any event.
+        const runId = active.stream.runId;
+        if (active.stopRequested && !active.cancelSent && runId !== undefined) {
+          active.cancelSent = true;
+          void this.#cancel(runId, this.#generation);
+        }
+        clearTimeout(this.#reconnectedTimer);
+        const failed = this.#current.connection.status === 'failed';
+        this.#update({
+          streaming: false,
+          stopping: false,
+          sending: false,
+          ...(failed ? {} : { connection: { status: 'idle' } as const }),
+        });
       }
     }
   }
 
-  async #cancel(runId: string): Promise<void> {
+  async #cancel(runId: string, generation: number): Promise<void> {
     try {
       await this.#client.cancel(runId, 'user_stop');
     } catch (error) {
       this.#handleAuth(error);
-      this.#update({ stopping: false, composerNotice: describeError(error) });
+      if (generation === this.#generation) this.#update({ stopping: false, composerNotice: toNotice(error) });
     }
   }
 
@@ -409,6 +505,9 @@ export class ChatController {
       } else {
         this.#update({ connection: { status: 'open' } });
       }
+    } else if (change.status === 'closed' && previous !== 'failed') {
+      // Also after a reconnect that found the run finished (204): nothing is being resumed any more.
+      this.#update({ connection: { status: 'idle' } });
     }
   }
 
@@ -423,7 +522,8 @@ export class ChatController {
     const active = this.#active;
     this.#active = null;
     active?.abort.abort();
-    this.#update({ streaming: false, stopping: false, connection: { status: 'idle' } });
+    clearTimeout(this.#reconnectedTimer);
+    this.#update({ streaming: false, stopping: false, sending: false, connection: { status: 'idle' } });
   }
 
   #stateOf(itemKey: string): MessageState | undefined {
@@ -469,14 +569,23 @@ export class ChatController {
 }
 
 /** Why the composer cannot send right now, or `null` when it can. */
-export function composerBlock(snapshot: ChatSnapshot): 'streaming' | 'pending_confirmation' | null {
-  if (snapshot.streaming) return 'streaming';
+export function composerBlock(
+  snapshot: ChatSnapshot,
+): 'loading' | 'streaming' | 'pending_confirmation' | null {
+  if (snapshot.conversation.status === 'loading') return 'loading';
+  if (snapshot.streaming || snapshot.sending) return 'streaming';
   const last = snapshot.conversation.items.at(-1);
   if (last?.kind === 'assistant') {
     if (last.state.status === 'paused') return 'pending_confirmation';
     if (last.state.status === 'running' || last.state.status === 'idle') return 'streaming';
   }
   return null;
+}
+
+/** The last message is a run still going: the stop button applies, with or without a stream. */
+export function canStop(snapshot: ChatSnapshot): boolean {
+  const last = snapshot.conversation.items.at(-1);
+  return snapshot.streaming || (last?.kind === 'assistant' && last.state.status === 'running');
 }
 
 function defaultScheduleFrame(callback: () => void): void {
@@ -486,9 +595,10 @@ function defaultScheduleFrame(callback: () => void): void {
   else setTimeout(callback, 16);
 }
 
-function describeError(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  return String(error);
+function toNotice(error: unknown): Notice {
+  if (error instanceof RunstreamError) return { code: error.code, message: error.message };
+  if (error instanceof Error) return { code: 'unexpected', message: error.message };
+  return { code: 'unexpected', message: String(error) };
 }
 
 function withoutKey<V>(map: ReadonlyMap<string, V>, key: string): ReadonlyMap<string, V> {

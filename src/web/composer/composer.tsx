@@ -3,7 +3,7 @@ import { useI18n } from '../i18n/index.ts';
 
 export interface ComposerProps {
   /** Why sending must wait, or `null`: a run streams, or a confirmation is pending. */
-  blockedBy: 'streaming' | 'pending_confirmation' | null;
+  blockedBy: 'loading' | 'streaming' | 'pending_confirmation' | null;
   /** A sentence from the server or the network (e.g. the 409 for a pending confirmation). */
   notice: string | null;
   /** A run is streaming: the stop button replaces send. */
@@ -12,6 +12,9 @@ export interface ComposerProps {
   onSend(text: string): Promise<boolean>;
   onStop(): void;
 }
+
+/** The server's limit for one message (docs/api.md). */
+const MAX_MESSAGE_LENGTH = 8000;
 
 /** The message box: Enter sends, Shift+Enter adds a line; Enter while an IME composes does neither. */
 export function Composer({ blockedBy, notice, canStop, stopping, onSend, onStop }: ComposerProps) {
@@ -25,7 +28,9 @@ export function Composer({ blockedBy, notice, canStop, stopping, onSend, onStop 
       ? t('composer.pendingConfirmation')
       : blockedBy === 'streaming'
         ? t('composer.busy')
-        : null;
+        : blockedBy === 'loading'
+          ? t('chat.loading')
+          : null;
 
   const send = async () => {
     if (sending.current || blockedBy !== null || text.trim() === '') return;
@@ -78,6 +83,7 @@ export function Composer({ blockedBy, notice, canStop, stopping, onSend, onStop 
           id={inputId}
           data-testid="composer-input"
           rows={2}
+          maxLength={MAX_MESSAGE_LENGTH}
           value={text}
           placeholder={t('composer.placeholder')}
           aria-describedby={reason !== null ? reasonId : undefined}

@@ -5,7 +5,16 @@ import { useI18n } from '../i18n/index.ts';
  * Says when the stream's connection is lost and being resumed. A dropped connection is not a stop:
  * the run goes on at the server and the page catches up from the last event it has.
  */
-export function ConnectionBanner({ connection, onRetry }: { connection: ConnectionView; onRetry(): void }) {
+export function ConnectionBanner({
+  connection,
+  failure,
+  onRetry,
+}: {
+  connection: ConnectionView;
+  /** The failure in the page's language, when `connection.status` is `failed`. */
+  failure: string;
+  onRetry(): void;
+}) {
   const { t } = useI18n();
   if (connection.status === 'reconnecting')
     return (
@@ -23,7 +32,7 @@ export function ConnectionBanner({ connection, onRetry }: { connection: Connecti
   if (connection.status === 'failed')
     return (
       <div className="connection-banner failed" role="alert" data-testid="connection-banner">
-        {t('connection.failed', { message: connection.message })}{' '}
+        {t('connection.failed', { message: failure })}{' '}
         <button type="button" onClick={onRetry}>
           {t('app.retry')}
         </button>

@@ -10,6 +10,8 @@ export const zhCN = {
   'app.signingIn': '正在登录演示账号…',
   'app.signInFailed': '无法登录：{message}',
   'app.retry': '重试',
+  'app.crashed': '页面出错了。你的对话都保存在服务器上，刷新即可恢复。',
+  'app.reload': '刷新页面',
   'app.tokenPrompt': '演示登录已关闭。请粘贴访问令牌：',
   'app.tokenSubmit': '登录',
   'app.menu': '对话列表',
@@ -66,7 +68,7 @@ export const zhCN = {
   'block.confirm.reject': '取消',
   'block.confirm.deciding': '提交中…',
   'block.confirm.approved': '已确认',
-  'block.confirm.rejected': '已取消',
+  'block.confirm.rejected': '已拒绝',
   'block.confirm.expired': '已失效',
   'block.confirm.decidedAt': '{decision} · {time}',
   'block.error.title': '出错了',
@@ -96,6 +98,21 @@ export const zhCN = {
   'source.failed': '来源加载失败：{message}',
   'source.line': '第 {line} 行',
   'units.seconds': '{seconds} 秒',
+  // Errors by code. Client-side failures are translated; for the server's own codes an empty
+  // Chinese entry means "show the server's sentence", which is already in the shopper's words.
+  'error.network_error': '连不上服务器，请检查网络后重试',
+  'error.connection_lost': '连接中断了',
+  'error.stream_ended_early': '连接意外结束',
+  'error.unresumable': '连接在回复开始前中断，无法续传，请刷新页面',
+  'error.reconnect_exhausted': '多次重连都没有成功，请检查网络后点重试',
+  'error.unexpected_response': '服务器的回应无法识别，请刷新页面',
+  'error.internal_error': '服务器出错了，请稍后再试',
+  'error.confirmation_pending': '',
+  'error.run_in_progress': '',
+  'error.decision_conflict': '',
+  'error.run_finished': '',
+  'error.payload_too_large': '',
+  'error.invalid_request': '',
 } as const;
 
 export type MessageKey = keyof typeof zhCN;
@@ -108,6 +125,8 @@ export const en: Record<MessageKey, string> = {
   'app.signingIn': 'Signing in to the demo account…',
   'app.signInFailed': 'Could not sign in: {message}',
   'app.retry': 'Retry',
+  'app.crashed': 'The page failed. Your conversations are saved on the server; reloading restores them.',
+  'app.reload': 'Reload',
   'app.tokenPrompt': 'The demo login is off. Paste an access token:',
   'app.tokenSubmit': 'Sign in',
   'app.menu': 'Conversations',
@@ -165,7 +184,7 @@ export const en: Record<MessageKey, string> = {
   'block.confirm.reject': 'Cancel',
   'block.confirm.deciding': 'Sending…',
   'block.confirm.approved': 'Confirmed',
-  'block.confirm.rejected': 'Cancelled',
+  'block.confirm.rejected': 'Rejected',
   'block.confirm.expired': 'Expired',
   'block.confirm.decidedAt': '{decision} · {time}',
   'block.error.title': 'Something went wrong',
@@ -195,6 +214,20 @@ export const en: Record<MessageKey, string> = {
   'source.failed': 'Could not load the source: {message}',
   'source.line': 'line {line}',
   'units.seconds': '{seconds} s',
+  'error.network_error': 'Cannot reach the server; check the network and try again',
+  'error.connection_lost': 'The connection broke',
+  'error.stream_ended_early': 'The connection ended unexpectedly',
+  'error.unresumable': 'The connection broke before the reply started and cannot be resumed; reload the page',
+  'error.reconnect_exhausted': 'Reconnecting failed several times; check the network and press Retry',
+  'error.unexpected_response': 'The server sent an answer this page does not understand; reload the page',
+  'error.internal_error': 'Something went wrong on the server; try again later',
+  'error.confirmation_pending':
+    'The previous action is waiting for your confirmation; confirm or cancel it first',
+  'error.run_in_progress': 'A reply is still running in this conversation',
+  'error.decision_conflict': 'This card was already decided',
+  'error.run_finished': 'This reply has already ended',
+  'error.payload_too_large': 'The message is too long',
+  'error.invalid_request': 'The server could not accept this request',
 };
 
 export type Locale = 'zh-CN' | 'en';

@@ -35,7 +35,10 @@ export function SourceDrawer({
     setError(null);
     client
       .getJson(`/v1/knowledge/sources?path=${encodeURIComponent(path)}`, { signal: abort.signal })
-      .then((body) => setDocument(body as SourceDocument))
+      .then((body) => {
+        if (!isSourceDocument(body)) throw new Error('the server sent no document');
+        setDocument(body);
+      })
       .catch((reason: unknown) => {
         if (!abort.signal.aborted) setError(reason instanceof Error ? reason.message : String(reason));
       });
@@ -101,4 +104,13 @@ export function SourceDrawer({
 
 function numberedLines(text: string): Array<{ number: number; text: string }> {
   return text.split('\n').map((line, index) => ({ number: index + 1, text: line }));
+}
+
+function isSourceDocument(body: unknown): body is SourceDocument {
+  const candidate = body as Partial<SourceDocument> | null;
+  return (
+    typeof candidate?.path === 'string' &&
+    typeof candidate.title === 'string' &&
+    typeof candidate.text === 'string'
+  );
 }

@@ -48,6 +48,7 @@ export function RunTimeline({ message, now, id }: RunTimelineProps) {
             <div
               className="run-timeline-row"
               key={row.blockId}
+              data-testid="timeline-row"
               data-kind={row.kind}
               data-status={row.status}
               data-open={row.open || undefined}

@@ -1,0 +1,156 @@
+import Database from 'better-sqlite3';
+import type { Browser, Page } from 'playwright-core';
+import { DEFAULT_WEB_ROOT } from '../../cli/build-web.ts';
+import { seedNovaShop } from '../../domains/novashop/seed-novashop.ts';
+import type { ChatModel } from '../../models/index.ts';
+import { DEMO_USER_ID } from '../../server/index.ts';
+import { startTestServer, TEST_TOKEN, type TestServer } from '../../server/test-support/start-test-server.ts';
+import { launchChromium } from './browser.ts';
+import { type DropProxy, startDropProxy } from './drop-proxy.ts';
+
+/** The seed scenario's message (seed 002): cancel the watch if it has not shipped. */
+export const SEED_CANCEL_MESSAGE = '我买的那块表还没发货的话，帮我取消吧，不想要了。';
+/** A policy question whose answer streams for a few seconds at the fixture's pace. */
+export const RETURN_QUESTION = '跑鞋穿了一次不合适，可以退吗？';
+
+/** Loosely typed JSON from the API: tests read the fields they check. */
+// biome-ignore lint/suspicious/noExplicitAny: test code reads whichever fields it asserts on
+export type ApiBody = any;
+
+export interface ChatPageFixture {
+  testServer: TestServer;
+  /** The browser talks to the server through this proxy, so a test can cut its connections. */
+  proxy: DropProxy;
+  browser: Browser;
+  /** The page's origin (the proxy's). */
+  url: string;
+  newPage(options?: { width?: number; height?: number }): Promise<Page>;
+  /** An authenticated JSON request straight to the server (not through the proxy). */
+  api(method: string, path: string, body?: unknown): Promise<{ status: number; body: ApiBody }>;
+  /** Read the server's SQLite file (orders, tool calls) to check side effects. */
+  query<T>(sql: string, ...params: unknown[]): T[];
+  /** Put the demo user's orders back to the seed (order 88235 paid, not shipped), for a fresh card. */
+  resetDemoOrders(): void;
+  close(): Promise<void>;
+}
+
+/**
+ * The real server (`npm start`'s composition root with the offline NovaShop model, at `delayMs` per
+ * stream part), the built page, a dropping proxy in front, and headless Chromium.
+ */
+export async function startChatPageFixture(
+  options: { delayMs?: number; model?: ChatModel } = {},
+): Promise<ChatPageFixture> {
+  const testServer = await startTestServer({
+    webRoot: DEFAULT_WEB_ROOT,
+    env: { RUNSTREAM_DEMO_DELAY_MS: String(options.delayMs ?? 0) },
+    ...(options.model === undefined ? {} : { model: options.model }),
+  });
+  const port = Number(new URL(testServer.server.url).port);
+  const proxy = await startDropProxy(port);
+  const browser = await launchChromium();
+  const pages: Page[] = [];
+  return {
+    testServer,
+    proxy,
+    browser,
+    url: proxy.url,
+    async newPage({ width = 1200, height = 900 } = {}) {
+      const context = await browser.newContext({ viewport: { width, height }, locale: 'zh-CN' });
+      const page = await context.newPage();
+      page.on('pageerror', (error) => {
+        throw new Error(`the page threw: ${error.message}`);
+      });
+      pages.push(page);
+      return page;
+    },
+    async api(method, path, body) {
+      const response = await fetch(`${testServer.server.url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      const text = await response.text();
+      const json = response.headers.get('content-type')?.includes('application/json');
+      // A run stream (SSE) comes back as its text, read to the end.
+      return { status: response.status, body: json ? JSON.parse(text) : text };
+    },
+    query<T>(sql: string, ...params: unknown[]) {
+      const database = new Database(testServer.databasePath, { readonly: true, fileMustExist: true });
+      try {
+        return database.prepare(sql).all(...params) as T[];
+      } finally {
+        database.close();
+      }
+    },
+    resetDemoOrders() {
+      const database = new Database(testServer.databasePath, { fileMustExist: true });
+      try {
+        database.transaction(() => {
+          database.prepare('DELETE FROM novashop_order_items WHERE user_id = ?').run(DEMO_USER_ID);
+          database.prepare('DELETE FROM novashop_orders WHERE user_id = ?').run(DEMO_USER_ID);
+          seedNovaShop(database, DEMO_USER_ID);
+        })();
+      } finally {
+        database.close();
+      }
+    },
+    async close() {
+      for (const page of pages)
+        await page
+          .context()
+          .close()
+          .catch(() => undefined);
+      await browser.close().catch(() => undefined);
+      await proxy.close();
+      await testServer.close();
+    },
+  };
+}
+
+/** Type into the composer and press Enter, as a person would. */
+export async function sendMessage(page: Page, text: string): Promise<void> {
+  const input = page.getByTestId('composer-input');
+  await input.fill(text);
+  await input.press('Enter');
+}
+
+/** The latest assistant message's status attribute once it equals one of `statuses`. */
+export async function waitForLastMessageStatus(
+  page: Page,
+  statuses: string[],
+  timeout = 20_000,
+): Promise<string> {
+  const handle = await page.waitForFunction(
+    (wanted) => {
+      const messages = document.querySelectorAll('[data-testid="assistant-message"]');
+      const status = messages[messages.length - 1]?.getAttribute('data-status');
+      return status && wanted.includes(status) ? status : false;
+    },
+    statuses,
+    { timeout },
+  );
+  return (await handle.jsonValue()) as string;
+}
+
+/** The text of the last assistant message's answer blocks, joined. */
+export async function lastAnswerText(page: Page): Promise<string> {
+  return page.evaluate(() => {
+    const messages = document.querySelectorAll('[data-testid="assistant-message"]');
+    const last = messages[messages.length - 1];
+    if (!last) return '';
+    return [...last.querySelectorAll('[data-testid="block"][data-kind="answer"]')]
+      .map(
+        (block) => block.querySelector('.answer-content, .markdown')?.textContent ?? block.textContent ?? '',
+      )
+      .join('\n');
+  });
+}
+
+/** The run id behind the current conversation's last assistant message, from the API. */
+export async function lastRunId(fixture: ChatPageFixture, page: Page): Promise<string> {
+  const conversationId = decodeURIComponent(new URL(page.url()).pathname.split('/')[2] ?? '');
+  const { body } = await fixture.api('GET', `/v1/conversations/${conversationId}`);
+  const last = body.messages.at(-1);
+  return last.runId as string;
+}
