@@ -48,7 +48,8 @@ const ALLOWED_TAGS = [
 
 const PURIFY_CONFIG: Config = {
   ALLOWED_TAGS,
-  ALLOWED_ATTR: ['href', 'title', 'class', 'data-citation'],
+  // `start` keeps an ordered list that resumes after a paragraph ("2.") numbered as written.
+  ALLOWED_ATTR: ['href', 'title', 'class', 'data-citation', 'start', 'align'],
   ALLOW_DATA_ATTR: false,
   ALLOW_ARIA_ATTR: false,
   // http(s), mailto and in-page fragments (`#source=…`); no javascript:, data:, relative paths.
