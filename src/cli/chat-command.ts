@@ -45,16 +45,11 @@ export async function chatCommand(
 
   let conversationId = values.conversation;
   if (conversationId === undefined) {
-    const response = await fetch(`${baseUrl}/v1/conversations`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}` },
-      body: '{}',
-    });
-    if (!response.ok)
-      throw new UsageError(
-        `could not create a conversation: HTTP ${response.status} ${await response.text()}`,
-      );
-    conversationId = ((await response.json()) as { id: string }).id;
+    try {
+      conversationId = (await client.createConversation()).id;
+    } catch (error) {
+      throw new UsageError(`could not create a conversation: ${(error as Error).message}`);
+    }
   }
 
   // Ctrl-C once: an explicit stop the server records as user_stop. Twice: quit (a disconnect).
