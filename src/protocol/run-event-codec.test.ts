@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { createMessageState } from './message.ts';
 import { ProtocolError } from './protocol-error.ts';
+import { reduce } from './reduce.ts';
 import { RUN_EVENT_TYPES, type RunEvent, RunEventSchema, type RunEventType } from './run-event.ts';
 import {
   createRunEventDecoderStream,
@@ -363,5 +365,26 @@ describe('parseRunEvent / runEventFromSseMessage', () => {
     expect(() => runEventFromSseMessage({ event: 'done', data, lastEventId: '5' })).toThrow(
       'SSE event "done" carries a block.delta payload',
     );
+  });
+});
+
+describe('run.started with a traceId', () => {
+  const started = { ...knownA, traceId: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' };
+
+  it.each(['sse', 'ndjson'] as const)('carries it over the wire (%s)', async (format) => {
+    const wire = format === 'sse' ? encodeRunEventSse(started) : encodeRunEventNdjson(started);
+    expect(await decode(format, wire)).toEqual([started]);
+  });
+
+  it('leaves the reduced message as it is without one', () => {
+    expect(reduce(createMessageState(), started)).toEqual(reduce(createMessageState(), knownA));
+  });
+
+  it('refuses an empty one and one longer than 200 characters', () => {
+    expect(parseRunEvent({ ...knownA, traceId: 'x'.repeat(200) })).toMatchObject({
+      traceId: 'x'.repeat(200),
+    });
+    for (const traceId of ['', 'x'.repeat(201), 42])
+      expect(() => parseRunEvent({ ...knownA, traceId })).toThrow(ProtocolError);
   });
 });

@@ -26,6 +26,8 @@ export const RunStartedEventSchema = z.object({
   ...logged,
   conversationId: z.string().min(1),
   messageId: z.string().min(1),
+  /** The trace id the run was started under (`traceparent`, `x-request-id`), for logs and audits. */
+  traceId: z.string().min(1).max(200).optional(),
 });
 export type RunStartedEvent = z.infer<typeof RunStartedEventSchema>;
 

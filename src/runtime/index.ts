@@ -4,9 +4,12 @@
  */
 export * from './agent-loop.ts';
 export * from './drive-run.ts';
+export * from './host-tool.ts';
 export * from './run-cancelled.ts';
 export * from './run-error.ts';
 export * from './run-log.ts';
 export * from './run-manager.ts';
 export * from './skill.ts';
 export * from './tool.ts';
+export * from './tool-audit.ts';
+export * from './tool-policy.ts';

@@ -7,6 +7,8 @@ export interface ToolContext {
   /** The run's owner: tools act for this user only (their orders, their account). */
   userId: string;
   toolCallId: string;
+  /** The trace id the run was started under, to pass on to the services a tool calls. */
+  traceId?: string;
   signal: AbortSignal;
 }
 

@@ -32,6 +32,10 @@ const RUN_ERROR_STATUS: Record<RunError['code'], number> = {
   run_finished: 409,
   not_paused: 409,
   invalid_request: 400,
+  tool_results_pending: 409,
+  not_waiting_for_tool_results: 409,
+  unknown_tool_call: 409,
+  tool_result_conflict: 409,
 };
 
 /** Typed errors of the layers below, as the HTTP errors the API documents. */

@@ -4,6 +4,7 @@ import { createId } from './ids.ts';
 import type {
   Conversation,
   Decision,
+  HostToolResult,
   RunRecord,
   RunStatus,
   RunStore,
@@ -12,7 +13,14 @@ import type {
   User,
 } from './run-store.ts';
 import { RunStoreError } from './run-store-error.ts';
-import { activeRunExists, assertSameAssistantMessage, isActive, notFound } from './run-store-rules.ts';
+import {
+  activeRunExists,
+  assertSameAssistantMessage,
+  hostToolResult,
+  isActive,
+  notFound,
+  notHostCall,
+} from './run-store-rules.ts';
 
 export interface MemoryRunStoreOptions {
   /** The clock for `createdAt`/`updatedAt`, epoch milliseconds; tests pass a manual one. */
@@ -285,6 +293,8 @@ export class MemoryRunStore implements RunStore {
     };
     if (call.result !== undefined) record.result = jsonCopy(call.result);
     if (call.error !== undefined) record.error = jsonCopy(call.error);
+    // Nor a host's submitted result: that belongs to `recordToolResult` alone.
+    if (existing?.record.hostResult !== undefined) record.hostResult = existing.record.hostResult;
     this.#toolCalls.set(key, { record, executed: existing?.executed ?? false });
   }
 
@@ -319,6 +329,22 @@ export class MemoryRunStore implements RunStore {
     entry.executed = true;
     entry.record.updatedAt = this.#now();
     return true;
+  }
+
+  async recordToolResult(
+    runId: string,
+    toolCallId: string,
+    result: HostToolResult,
+  ): Promise<{ applied: boolean; existing: HostToolResult }> {
+    const stored = hostToolResult(result);
+    const entry = this.#toolCalls.get(toolCallKey(runId, toolCallId));
+    if (entry === undefined) throw notFound('tool call', `${runId}/${toolCallId}`);
+    if (entry.record.effect !== 'host') throw notHostCall(runId, toolCallId, entry.record.effect);
+    if (entry.record.hostResult !== undefined)
+      return { applied: false, existing: jsonCopy(entry.record.hostResult) };
+    entry.record.hostResult = jsonCopy(stored);
+    entry.record.updatedAt = this.#now();
+    return { applied: true, existing: jsonCopy(stored) };
   }
 
   #addToken(userId: string, token: string, label: string | undefined): void {
@@ -361,5 +387,6 @@ function jsonCopyRecord(record: ToolCallRecord): ToolCallRecord {
   };
   if (record.result !== undefined) copy.result = jsonCopy(record.result);
   if (record.error !== undefined) copy.error = jsonCopy(record.error);
+  if (record.hostResult !== undefined) copy.hostResult = jsonCopy(record.hostResult);
   return copy;
 }

@@ -1,4 +1,4 @@
-import type { RunStatus } from './run-store.ts';
+import type { HostToolResult, RunStatus } from './run-store.ts';
 import { RunStoreError } from './run-store-error.ts';
 
 /** Rules both stores enforce the same way, so the conformance suite holds for each. */
@@ -36,4 +36,27 @@ export function assertSameAssistantMessage(
     throw new RunStoreError('conflict', `message ${messageId} belongs to run ${stored.runId}`, {
       existingId: messageId,
     });
+}
+
+/** Only host calls take a host result. */
+export function notHostCall(runId: string, toolCallId: string, effect: string): RunStoreError {
+  return new RunStoreError(
+    'invalid_argument',
+    `tool call ${runId}/${toolCallId} is a ${effect} call, not a host call: it takes no host result`,
+  );
+}
+
+/**
+ * A host result as stored: exactly one of `output` and `error`, each a string, nothing else, so two
+ * equal submissions are stored equal whatever else the caller's object carried.
+ */
+export function hostToolResult(result: HostToolResult): HostToolResult {
+  const hasOutput = 'output' in result && typeof result.output === 'string';
+  const hasError = 'error' in result && typeof result.error === 'string';
+  if (hasOutput === hasError)
+    throw new RunStoreError(
+      'invalid_argument',
+      'a host result has exactly one of output and error, a string',
+    );
+  return 'output' in result ? { output: result.output } : { error: result.error };
 }

@@ -66,16 +66,25 @@ export interface Decision {
   note?: string;
 }
 
+/**
+ * What the host submitted for a host tool call (a tool the caller declared and runs itself): its
+ * output text, or the error it reports instead.
+ */
+export type HostToolResult = { output: string } | { error: string };
+
 export interface ToolCallRecord {
   runId: string;
   toolCallId: string;
   name: string;
   args: unknown;
-  effect: 'read' | 'write';
+  /** `host`: a tool the caller declared and executes itself; the run waits for its result. */
+  effect: 'read' | 'write' | 'host';
   status: ToolCallStatus;
   decision: Decision | null;
   result?: unknown;
   error?: { code: string; message: string };
+  /** A host call's submitted result, once `recordToolResult` stored it (single-use, like a decision). */
+  hostResult?: HostToolResult;
   createdAt: number;
   updatedAt: number;
 }
@@ -144,4 +153,16 @@ export interface RunStore {
    * an approved cancellation runs once however many requests race.
    */
   claimExecution(runId: string, toolCallId: string): Promise<boolean>;
+  /**
+   * Record the host's result of a host tool call (`effect: "host"`) if none exists yet, atomically.
+   * Returns the result in force: the new one (`applied: true`) or the first one (`applied: false`),
+   * so a retried submission stores nothing twice and a different one can be told apart. A later
+   * `saveToolCall` never erases it. Fails with `not_found` for an unknown call and
+   * `invalid_argument` for a call that is not a host call.
+   */
+  recordToolResult(
+    runId: string,
+    toolCallId: string,
+    result: HostToolResult,
+  ): Promise<{ applied: boolean; existing: HostToolResult }>;
 }

@@ -2,6 +2,7 @@ import type { Message } from '../protocol/index.ts';
 import type {
   Conversation,
   Decision,
+  HostToolResult,
   RunRecord,
   RunStatus,
   RunStore,
@@ -18,7 +19,7 @@ export const MESSAGE_COLUMNS =
 export const RUN_COLUMNS =
   'id, conversation_id, message_id, user_id, status, cancel_reason, last_seq, lease_owner, lease_expires_at, created_at, updated_at';
 export const TOOL_CALL_COLUMNS =
-  'run_id, tool_call_id, name, args, effect, status, decision, result, error, created_at, updated_at';
+  'run_id, tool_call_id, name, args, effect, status, decision, result, error, host_result, created_at, updated_at';
 
 export type RunPatch = Parameters<RunStore['updateRun']>[1];
 
@@ -54,7 +55,8 @@ function patchParameter(column: string, value: string | number | null | undefine
 /**
  * A decision is only ever added: a save that carries `decision: null` (the runtime's copy from before
  * the click) must not erase one that `decide` recorded meanwhile. `executed` belongs to
- * `claimExecution` alone and is left as it is; `created_at` and the row's place stay.
+ * `claimExecution` alone and `host_result` to `recordToolResult`, and both are left as they are;
+ * `created_at` and the row's place stay.
  */
 export const UPSERT_TOOL_CALL = `INSERT INTO tool_calls (run_id, tool_call_id, name, args, effect, status,
     decision, result, error, created_at, updated_at)
@@ -131,6 +133,7 @@ export interface ToolCallRow {
   decision: string | null;
   result: string | null;
   error: string | null;
+  host_result: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -210,5 +213,6 @@ export function toToolCallRecord(row: ToolCallRow): ToolCallRecord {
   };
   if (row.result !== null) record.result = fromJson(row.result);
   if (row.error !== null) record.error = fromJson(row.error) as { code: string; message: string };
+  if (row.host_result !== null) record.hostResult = fromJson(row.host_result) as HostToolResult;
   return record;
 }

@@ -85,6 +85,8 @@ export const RUN_STORE_MIGRATIONS: readonly string[] = [
    );`,
   // The runtime's resume state of a paused run, read only when it resumes.
   'ALTER TABLE runs ADD COLUMN checkpoint TEXT;',
+  // A host tool call's submitted result, written once by `recordToolResult` (never by saveToolCall).
+  'ALTER TABLE tool_calls ADD COLUMN host_result TEXT;',
 ];
 
 /**

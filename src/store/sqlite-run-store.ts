@@ -5,6 +5,7 @@ import { createId } from './ids.ts';
 import type {
   Conversation,
   Decision,
+  HostToolResult,
   RunRecord,
   RunStatus,
   RunStore,
@@ -13,7 +14,14 @@ import type {
   User,
 } from './run-store.ts';
 import { RunStoreError } from './run-store-error.ts';
-import { activeRunExists, assertSameAssistantMessage, isActive, notFound } from './run-store-rules.ts';
+import {
+  activeRunExists,
+  assertSameAssistantMessage,
+  hostToolResult,
+  isActive,
+  notFound,
+  notHostCall,
+} from './run-store-rules.ts';
 import {
   type ConversationRow,
   fromJson,
@@ -365,6 +373,28 @@ export class SqliteRunStore implements RunStore {
       if (this.#sql('SELECT 1 FROM tool_calls WHERE run_id = ? AND tool_call_id = ?').get(runId, toolCallId))
         return false;
       throw notFound('tool call', `${runId}/${toolCallId}`);
+    });
+  }
+
+  async recordToolResult(
+    runId: string,
+    toolCallId: string,
+    result: HostToolResult,
+  ): Promise<{ applied: boolean; existing: HostToolResult }> {
+    const json = JSON.stringify(hostToolResult(result));
+    return this.#immediate(() => {
+      // As for decisions, the conditional UPDATE is the single-use guard across processes.
+      const applied = this.#sql(
+        `UPDATE tool_calls SET host_result = ?, updated_at = ?
+         WHERE run_id = ? AND tool_call_id = ? AND effect = 'host' AND host_result IS NULL`,
+      ).run(json, this.#now(), runId, toolCallId);
+      if (applied.changes === 1) return { applied: true, existing: JSON.parse(json) as HostToolResult };
+      const row = this.#sql(
+        'SELECT effect, host_result FROM tool_calls WHERE run_id = ? AND tool_call_id = ?',
+      ).get(runId, toolCallId) as Pick<ToolCallRow, 'effect' | 'host_result'> | undefined;
+      if (row === undefined) throw notFound('tool call', `${runId}/${toolCallId}`);
+      if (row.effect !== 'host' || row.host_result === null) throw notHostCall(runId, toolCallId, row.effect);
+      return { applied: false, existing: fromJson(row.host_result) as HostToolResult };
     });
   }
 

@@ -4,3 +4,4 @@
  */
 export * from './run-store-conformance.ts';
 export * from './run-store-harness.ts';
+export * from './tool-audit-log-conformance.ts';

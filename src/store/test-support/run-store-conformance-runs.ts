@@ -301,4 +301,90 @@ export function describeRunAndToolCallConformance(get: () => RunStoreHarness): v
       await expectStoreError(store.claimExecution(run.id, 'call_nope'), 'not_found');
     });
   });
+
+  describe('host tool results', () => {
+    const hostCall = (runId: string, toolCallId: string, fields: Partial<ToolCallRecord> = {}) => ({
+      runId,
+      toolCallId,
+      name: 'read_local_file',
+      args: { path: './README.md' },
+      effect: 'host' as const,
+      status: 'pending' as const,
+      decision: null,
+      ...fields,
+    });
+
+    it('records a host result once: the first is applied, later ones get it back', async () => {
+      const { store, clock } = get();
+      const { run } = await get().run('paused');
+      await store.saveToolCall(hostCall(run.id, 'call_h1'));
+      await store.saveToolCall(hostCall(run.id, 'call_h2'));
+      expect(await store.getToolCall(run.id, 'call_h1')).toEqual({
+        ...hostCall(run.id, 'call_h1'),
+        createdAt: clock.now(),
+        updatedAt: clock.now(),
+      });
+      clock.advance(30);
+      const output = { output: '{"lines":3,"text":"# 标题"}' };
+      expect(await store.recordToolResult(run.id, 'call_h1', output)).toEqual({
+        applied: true,
+        existing: output,
+      });
+      expect(await store.getToolCall(run.id, 'call_h1')).toMatchObject({
+        hostResult: output,
+        updatedAt: clock.now(),
+      });
+      // The same again, or a different one: nothing changes, the first comes back.
+      expect(await store.recordToolResult(run.id, 'call_h1', { ...output })).toEqual({
+        applied: false,
+        existing: output,
+      });
+      expect(await store.recordToolResult(run.id, 'call_h1', { error: 'ENOENT' })).toEqual({
+        applied: false,
+        existing: output,
+      });
+      expect(await store.recordToolResult(run.id, 'call_h2', { error: 'ENOENT' })).toEqual({
+        applied: true,
+        existing: { error: 'ENOENT' },
+      });
+      expect((await store.listToolCalls(run.id)).map((call) => call.hostResult)).toEqual([
+        output,
+        { error: 'ENOENT' },
+      ]);
+    });
+
+    it('one racing result wins, and a later save never erases it', async () => {
+      const { store } = get();
+      const { run } = await get().run('paused');
+      await store.saveToolCall(hostCall(run.id, 'call_h'));
+      const outcomes = await Promise.all(
+        Array.from({ length: 12 }, (_, n) => store.recordToolResult(run.id, 'call_h', { output: `${n}` })),
+      );
+      const winners = outcomes.filter((outcome) => outcome.applied);
+      expect(winners).toHaveLength(1);
+      for (const outcome of outcomes) expect(outcome.existing).toEqual(winners[0]?.existing);
+      await store.saveToolCall(hostCall(run.id, 'call_h', { status: 'done', result: 'x' }));
+      expect(await store.getToolCall(run.id, 'call_h')).toMatchObject({
+        status: 'done',
+        hostResult: winners[0]?.existing,
+      });
+    });
+
+    it('refuses an unknown call, a call that is not a host call, and a malformed result', async () => {
+      const { store } = get();
+      const { run } = await get().run('paused');
+      await store.saveToolCall(hostCall(run.id, 'call_h'));
+      await store.saveToolCall(
+        hostCall(run.id, 'call_w', { effect: 'write', status: 'awaiting_confirmation' }),
+      );
+      await expectStoreError(store.recordToolResult(run.id, 'call_nope', { output: 'x' }), 'not_found');
+      await expectStoreError(store.recordToolResult('run_nope', 'call_h', { output: 'x' }), 'not_found');
+      await expectStoreError(store.recordToolResult(run.id, 'call_w', { output: 'x' }), 'invalid_argument');
+      const malformed = [{ output: 'x', error: 'y' }, {}, { output: 42 }] as unknown as { output: string }[];
+      for (const result of malformed)
+        await expectStoreError(store.recordToolResult(run.id, 'call_h', result), 'invalid_argument');
+      expect((await store.getToolCall(run.id, 'call_h'))?.hostResult).toBeUndefined();
+      expect((await store.getToolCall(run.id, 'call_w'))?.hostResult).toBeUndefined();
+    });
+  });
 }
