@@ -18,6 +18,13 @@ export interface NovaShopDemoModelOptions {
  * plays the next step of one of a few scenarios: cancel an order (seed 002), order status, return,
  * shipping and size questions answered from `search_knowledge` with citations, and a polite refusal
  * otherwise. Answers quote tool results only. Everything it says is streamed in small deltas.
+ *
+ * Host tools (any tool in the request that is not NovaShop's own, declared by a host that runs it)
+ * come first: when the message names one or plainly asks for what it does
+ * (`demo-model/host-intent.ts`), it calls it, several in one turn if several match, with arguments
+ * that fit its JSON Schema (`demo-model/fit-arguments.ts`), and once the host's output is back it
+ * answers from that output (`demo-model/host-tool-flow.ts`). So the responses API's whole loop runs
+ * offline, without any key.
  */
 export class NovaShopDemoModel implements ChatModel {
   readonly name = 'novashop-demo';

@@ -1,4 +1,4 @@
-import type { ChatMessage, ChatRequest } from '../../../models/chat-model.ts';
+import type { ChatMessage, ChatRequest, ToolDefinition } from '../../../models/chat-model.ts';
 
 /**
  * What the demo model can see of the run so far: the shopper's question, the calls it already made
@@ -31,6 +31,10 @@ export interface Transcript {
   calls: MadeCall[];
   /** Tools the model may call now; empty on the summary turn. */
   visibleTools: ReadonlySet<string>;
+  /** The same tools with their descriptions and parameter schemas (host tools are read from these). */
+  tools: readonly ToolDefinition[];
+  /** The text of each tool message of this run, by call id, exactly as the runtime or host wrote it. */
+  contents: ReadonlyMap<string, string>;
 }
 
 export function readTranscript(request: ChatRequest): Transcript {
@@ -61,7 +65,7 @@ export function readTranscript(request: ChatRequest): Transcript {
       });
     }
   }
-  return { question, calls, visibleTools };
+  return { question, calls, visibleTools, tools: request.tools ?? [], contents: results };
 }
 
 export function readOutcome(content: string): ToolOutcome {
