@@ -3,11 +3,13 @@ import { z } from 'zod';
 import { wireError } from '../protocol/index.ts';
 import type { KnowledgeSources } from '../retrieval/index.ts';
 import type { RunManager } from '../runtime/index.ts';
-import type { RunStore, StoredMessage, User } from '../store/index.ts';
+import type { ResponseRecords, RunStore, StoredMessage, User } from '../store/index.ts';
 import { HttpError, toHttpError } from './http-error.ts';
 import { readJsonBody } from './read-json-body.ts';
+import { registerResponsesRoutes } from './responses/responses-routes.ts';
 import { serveWeb } from './serve-web.ts';
 import { streamRun } from './stream-run.ts';
+import { traceIdOf } from './trace-context.ts';
 
 export interface AppOptions {
   store: RunStore;
@@ -24,9 +26,11 @@ export interface AppOptions {
   demoSession?: { userId: string };
   /** The documents behind knowledge citations, for `GET /v1/knowledge/sources`; 404 when absent. */
   sources?: KnowledgeSources;
+  /** The Responses API (`/v1/responses`, docs/responses-api.md); off when absent. */
+  responses?: { records: ResponseRecords; modelName: string };
 }
 
-type Env = { Variables: { user: User } };
+type Env = { Variables: { user: User; traceId: string } };
 
 const NewConversation = z.object({ title: z.string().trim().min(1).max(200).optional() });
 const NewMessage = z.object({
@@ -48,13 +52,17 @@ export function createApp(options: AppOptions): Hono<Env> {
 
   app.use('*', async (context, next) => {
     const started = performance.now();
+    // One id per request, from traceparent / x-request-id or new: logged, echoed, given to runs.
+    const traceId = traceIdOf(context.req.raw.headers);
+    context.set('traceId', traceId);
     await next();
+    if (!context.res.headers.has('x-request-id')) context.header('x-request-id', traceId);
     options.log?.({
       method: context.req.method,
       path: new URL(context.req.url).pathname,
       status: context.res.status,
       ms: Math.round(performance.now() - started),
-      requestId: context.req.header('x-request-id'),
+      traceId,
     });
   });
 
@@ -134,7 +142,10 @@ export function createApp(options: AppOptions): Hono<Env> {
     const user = context.get('user');
     const conversation = await ownedConversation(store, user.id, context.req.param('id'));
     const body = await readJsonBody(context.req.raw, NewMessage);
-    const log = await runs.startRun(user.id, conversation.id, body.text, body.clientMessageId);
+    const log = await runs.startRun(user.id, conversation.id, body.text, body.clientMessageId, {
+      traceId: context.get('traceId'),
+      face: 'chat',
+    });
     if (conversation.title === '新对话')
       await store.renameConversation(conversation.id, body.text.slice(0, 30));
     return streamRun(log, 0, context.req.header('accept'), heartbeat(options));
@@ -201,6 +212,15 @@ export function createApp(options: AppOptions): Hono<Env> {
       return context.json({ path: document.path, title: document.title, text: document.text });
     });
   }
+
+  if (options.responses !== undefined)
+    registerResponsesRoutes(app, {
+      store,
+      runs,
+      responses: options.responses.records,
+      modelName: options.responses.modelName,
+      ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
+    });
 
   // Last: `/health`, `/auth` and `/v1` keep their routes, and an unknown one stays a 404 JSON.
   if (options.webRoot !== undefined) serveWeb(app, options.webRoot);

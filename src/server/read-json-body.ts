@@ -9,9 +9,13 @@ export const MAX_BODY_BYTES = 64 * 1024;
  * Content-Length), 400 `invalid_json` when it is not JSON, 400 `invalid_request` naming the field
  * when it does not fit the schema.
  */
-export async function readJsonBody<T>(request: Request, schema: z.ZodType<T>): Promise<T> {
+export async function readJsonBody<T>(
+  request: Request,
+  schema: z.ZodType<T>,
+  maxBytes = MAX_BODY_BYTES,
+): Promise<T> {
   const declared = Number(request.headers.get('content-length') ?? '0');
-  if (declared > MAX_BODY_BYTES) throw tooLarge();
+  if (declared > maxBytes) throw tooLarge(maxBytes);
   let text = '';
   if (request.body) {
     const reader = request.body.getReader();
@@ -21,9 +25,9 @@ export async function readJsonBody<T>(request: Request, schema: z.ZodType<T>): P
       const { value, done } = await reader.read();
       if (done) break;
       size += value.byteLength;
-      if (size > MAX_BODY_BYTES) {
+      if (size > maxBytes) {
         await reader.cancel();
-        throw tooLarge();
+        throw tooLarge(maxBytes);
       }
       try {
         text += decoder.decode(value, { stream: true });
@@ -50,6 +54,6 @@ export async function readJsonBody<T>(request: Request, schema: z.ZodType<T>): P
   return parsed.data;
 }
 
-function tooLarge(): HttpError {
-  return new HttpError(413, 'payload_too_large', `the body is larger than ${MAX_BODY_BYTES} bytes`);
+function tooLarge(maxBytes: number): HttpError {
+  return new HttpError(413, 'payload_too_large', `the body is larger than ${maxBytes} bytes`);
 }

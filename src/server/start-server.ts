@@ -4,7 +4,7 @@ import { createNovaShopDomain, ingestNovaShopKnowledge } from '../domains/novash
 import { type ChatModel, createChatModelFromEnv } from '../models/index.ts';
 import { openKnowledgeBase } from '../retrieval/index.ts';
 import { RunManager } from '../runtime/index.ts';
-import { databasePathFromEnv, openDatabase, SqliteRunStore } from '../store/index.ts';
+import { databasePathFromEnv, openDatabase, SqliteResponseRecords, SqliteRunStore } from '../store/index.ts';
 import { createApp } from './create-app.ts';
 
 export const DEMO_USER_ID = 'usr_demo';
@@ -81,6 +81,7 @@ export async function startServer(
     runs,
     log,
     sources: domain.sources,
+    responses: { records: new SqliteResponseRecords(database), modelName: model.name },
     ...(demoLogin ? { demoSession: { userId: demoUser.id } } : {}),
     ...(options.webRoot === undefined ? {} : { webRoot: options.webRoot }),
   });

@@ -30,18 +30,24 @@ function bytesOf(event: RunEvent, ndjson: boolean): Uint8Array {
   return bytes;
 }
 
-/** A run stream ends when the run finishes or pauses: nothing more comes until a decision. */
-function endsStream(log: RunLog): boolean {
-  return log.finished || log.state.status === 'paused';
+/** How a log stream writes its frames: the protocol's own encoders, or another face's (Responses). */
+export interface LogStreamEncoding {
+  contentType: string;
+  /** Bytes before the first event, e.g. the SSE `retry:` frame. */
+  prelude?: Uint8Array;
+  /** The bytes of one event; `null` when it has none on this face. */
+  encode(event: RunEvent): Uint8Array | null;
+  /** The bytes that end a stream normally (the protocol's `done`), if any. */
+  end?(): Uint8Array | null;
+  /** An idle-time keep-alive that readers ignore. */
+  heartbeat: Uint8Array;
 }
 
 /**
  * A streaming response of a run's events after `afterSeq`: the replay (or a snapshot when the log
  * no longer holds it), then live events, then `done` when the run finishes or pauses. SSE by
  * default (a `retry:` frame first), NDJSON when asked. 204 for a run that has ended and is caught up,
- * so a native EventSource stops reconnecting. The stream is pulled: frames are encoded into the
- * socket only as fast as the reader takes them, and a slow reader costs a queue of event references,
- * not copies. Closing the connection only unsubscribes: the run goes on.
+ * so a native EventSource stops reconnecting.
  */
 export function streamRun(
   log: RunLog,
@@ -51,7 +57,34 @@ export function streamRun(
 ): Response {
   const ndjson = accept?.includes(NDJSON_CONTENT_TYPE) ?? false;
   if (endsStream(log) && afterSeq >= log.lastSeq) return new Response(null, { status: 204 });
-  const queue: RunEvent[] = [];
+  const replay = log.since(afterSeq);
+  return streamLog(
+    log,
+    'snapshot' in replay ? [replay.snapshot, ...replay.events] : replay.events,
+    {
+      contentType: ndjson ? NDJSON_CONTENT_TYPE : `${SSE_CONTENT_TYPE}; charset=utf-8`,
+      ...(ndjson ? {} : { prelude: encoder.encode(`retry: ${RETRY_MS}\n\n`) }),
+      encode: (event) => bytesOf(event, ndjson),
+      end: () => bytesOf({ type: 'done', runId: log.runId, at: Date.now() }, ndjson),
+      heartbeat: encoder.encode(ndjson ? '\n' : ': ping\n\n'),
+    },
+    options,
+  );
+}
+
+/**
+ * The streaming body shared by every face: `replay`, then the log's live events, ending when the run
+ * finishes or pauses. The stream is pulled: frames are encoded into the socket only as fast as the
+ * reader takes them, and a slow reader costs a queue of event references, not copies. Closing the
+ * connection only unsubscribes: the run goes on.
+ */
+export function streamLog(
+  log: RunLog,
+  replay: readonly RunEvent[],
+  encoding: LogStreamEncoding,
+  options: { heartbeatMs?: number; headers?: Record<string, string> } = {},
+): Response {
+  const queue: RunEvent[] = [...replay];
   let ending = false;
   let closed = false;
   let cleanup: () => void = () => {};
@@ -60,17 +93,16 @@ export function streamRun(
   const body = new ReadableStream<Uint8Array>(
     {
       start(controller) {
-        if (!ndjson) controller.enqueue(encoder.encode(`retry: ${RETRY_MS}\n\n`));
-        const replay = log.since(afterSeq);
-        if ('snapshot' in replay) queue.push(replay.snapshot);
-        queue.push(...replay.events);
+        if (encoding.prelude) controller.enqueue(encoding.prelude);
         pump = () => {
           while (!closed && queue.length > 0 && (controller.desiredSize ?? 0) > 0) {
-            controller.enqueue(bytesOf(queue.shift() as RunEvent, ndjson));
+            const bytes = encoding.encode(queue.shift() as RunEvent);
+            if (bytes !== null && bytes.length > 0) controller.enqueue(bytes);
           }
           if (!closed && ending && queue.length === 0) {
             closed = true;
-            controller.enqueue(bytesOf({ type: 'done', runId: log.runId, at: Date.now() }, ndjson));
+            const end = encoding.end?.();
+            if (end) controller.enqueue(end);
             cleanup();
             controller.close();
           }
@@ -88,7 +120,7 @@ export function streamRun(
         });
         // Comments keep proxies from timing out an idle stream; readers ignore them.
         const heartbeat = setInterval(() => {
-          if (!closed && queue.length === 0) controller.enqueue(encoder.encode(ndjson ? '\n' : ': ping\n\n'));
+          if (!closed && queue.length === 0) controller.enqueue(encoding.heartbeat);
         }, options.heartbeatMs ?? HEARTBEAT_MS);
         cleanup = () => {
           clearInterval(heartbeat);
@@ -111,10 +143,16 @@ export function streamRun(
   return new Response(body, {
     status: 200,
     headers: {
-      'content-type': ndjson ? NDJSON_CONTENT_TYPE : `${SSE_CONTENT_TYPE}; charset=utf-8`,
+      'content-type': encoding.contentType,
       'cache-control': 'no-cache, no-transform',
       'x-accel-buffering': 'no',
       'x-runstream-run-id': log.runId,
+      ...options.headers,
     },
   });
+}
+
+/** A run stream ends when the run finishes or pauses: nothing more comes until a decision. */
+export function endsStream(log: RunLog): boolean {
+  return log.finished || log.state.status === 'paused';
 }
