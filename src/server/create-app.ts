@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import { wireError } from '../protocol/index.ts';
 import type { KnowledgeSources } from '../retrieval/index.ts';
-import type { RunManager } from '../runtime/index.ts';
+import type { RunManager, ToolAuditLog } from '../runtime/index.ts';
 import type { ResponseRecords, RunStore, StoredMessage, User } from '../store/index.ts';
 import { HttpError, toHttpError } from './http-error.ts';
 import { readJsonBody } from './read-json-body.ts';
@@ -26,6 +26,8 @@ export interface AppOptions {
   demoSession?: { userId: string };
   /** The documents behind knowledge citations, for `GET /v1/knowledge/sources`; 404 when absent. */
   sources?: KnowledgeSources;
+  /** Every tool call with its policy decision and outcome, for `GET /v1/tool-audit`; 404 when absent. */
+  audit?: ToolAuditLog;
   /** The Responses API (`/v1/responses`, docs/responses-api.md); off when absent. */
   responses?: { records: ResponseRecords; modelName: string };
 }
@@ -212,6 +214,21 @@ export function createApp(options: AppOptions): Hono<Env> {
       return context.json({ path: document.path, title: document.title, text: document.text });
     });
   }
+
+  const { audit } = options;
+  if (audit !== undefined)
+    app.get('/v1/tool-audit', async (context) => {
+      const runId = context.req.query('run_id');
+      const limit = context.req.query('limit');
+      if (limit !== undefined && !/^\d{1,4}$/.test(limit))
+        throw new HttpError(400, 'invalid_request', 'limit must be a number from 1 to 1000');
+      const entries = await audit.list({
+        userId: context.get('user').id,
+        ...(runId ? { runId } : {}),
+        ...(limit ? { limit: Number(limit) } : {}),
+      });
+      return context.json({ data: entries });
+    });
 
   if (options.responses !== undefined)
     registerResponsesRoutes(app, {

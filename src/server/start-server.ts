@@ -3,9 +3,16 @@ import { serve } from '@hono/node-server';
 import { createNovaShopDomain, ingestNovaShopKnowledge } from '../domains/novashop/index.ts';
 import { type ChatModel, createChatModelFromEnv } from '../models/index.ts';
 import { openKnowledgeBase } from '../retrieval/index.ts';
-import { RunManager } from '../runtime/index.ts';
-import { databasePathFromEnv, openDatabase, SqliteResponseRecords, SqliteRunStore } from '../store/index.ts';
+import { RunManager, type ToolPolicy } from '../runtime/index.ts';
+import {
+  databasePathFromEnv,
+  openDatabase,
+  SqliteResponseRecords,
+  SqliteRunStore,
+  SqliteToolAuditLog,
+} from '../store/index.ts';
 import { createApp } from './create-app.ts';
+import { denyToolsPolicyFromEnv, loggingAuditLog } from './tool-governance.ts';
 
 export const DEMO_USER_ID = 'usr_demo';
 
@@ -19,6 +26,8 @@ export interface StartServerOptions {
   webRoot?: string;
   /** Use this model instead of the environment's (tests with a scripted model, embedders). */
   model?: ChatModel;
+  /** Governance: checked in order before every tool call, on both faces (after `RUNSTREAM_DENY_TOOLS`). */
+  policies?: readonly ToolPolicy[];
 }
 
 export interface StartedServer {
@@ -65,7 +74,12 @@ export async function startServer(
   domain.seed(demoUser.id);
 
   const model = options.model ?? createChatModelFromEnv(env) ?? domain.model;
+  const audit = loggingAuditLog(new SqliteToolAuditLog(database), log);
+  const denyList = denyToolsPolicyFromEnv(env);
+  const policies = [...(denyList ? [denyList] : []), ...(options.policies ?? [])];
   const runs = new RunManager({
+    audit,
+    ...(policies.length > 0 ? { policies } : {}),
     store,
     model,
     tools: domain.tools,
@@ -82,6 +96,7 @@ export async function startServer(
     log,
     sources: domain.sources,
     responses: { records: new SqliteResponseRecords(database), modelName: model.name },
+    audit,
     ...(demoLogin ? { demoSession: { userId: demoUser.id } } : {}),
     ...(options.webRoot === undefined ? {} : { webRoot: options.webRoot }),
   });

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChatModel } from '../../models/index.ts';
+import type { ToolPolicy } from '../../runtime/index.ts';
 import { type StartedServer, startServer } from '../start-server.ts';
 
 export const TEST_TOKEN = 'demo-token';
@@ -18,6 +19,10 @@ export interface TestServer {
 export interface TestServerOptions {
   /** Serve a web UI from this folder, as `startServer`'s `webRoot`. */
   webRoot?: string;
+  /** Where the server's log lines go (default: nowhere). */
+  log?: (line: Record<string, unknown>) => void;
+  /** Tool policies, as `startServer`'s. */
+  policies?: readonly ToolPolicy[];
   /** A model instead of the offline NovaShop one, e.g. a `ScriptedChatModel`. */
   model?: ChatModel;
   /** More environment (e.g. `RUNSTREAM_DEMO_LOGIN: 'off'`), over the test defaults. */
@@ -37,8 +42,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
         RUNSTREAM_DEMO_DELAY_MS: '0',
         ...options.env,
       },
-      () => undefined,
+      options.log ?? (() => undefined),
       {
+        ...(options.policies === undefined ? {} : { policies: options.policies }),
         ...(options.webRoot === undefined ? {} : { webRoot: options.webRoot }),
         ...(options.model === undefined ? {} : { model: options.model }),
       },
