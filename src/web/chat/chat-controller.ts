@@ -571,12 +571,13 @@ export class ChatController {
 /** Why the composer cannot send right now, or `null` when it can. */
 export function composerBlock(
   snapshot: ChatSnapshot,
-): 'loading' | 'streaming' | 'pending_confirmation' | null {
+): 'loading' | 'streaming' | 'pending_confirmation' | 'waiting_for_host' | null {
   if (snapshot.conversation.status === 'loading') return 'loading';
   if (snapshot.streaming || snapshot.sending) return 'streaming';
   const last = snapshot.conversation.items.at(-1);
   if (last?.kind === 'assistant') {
-    if (last.state.status === 'paused') return 'pending_confirmation';
+    if (last.state.status === 'paused')
+      return last.state.pause?.reason === 'tool_result' ? 'waiting_for_host' : 'pending_confirmation';
     if (last.state.status === 'running' || last.state.status === 'idle') return 'streaming';
   }
   return null;

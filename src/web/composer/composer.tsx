@@ -3,7 +3,7 @@ import { useI18n } from '../i18n/index.ts';
 
 export interface ComposerProps {
   /** Why sending must wait, or `null`: a run streams, or a confirmation is pending. */
-  blockedBy: 'loading' | 'streaming' | 'pending_confirmation' | null;
+  blockedBy: 'loading' | 'streaming' | 'pending_confirmation' | 'waiting_for_host' | null;
   /** A sentence from the server or the network (e.g. the 409 for a pending confirmation). */
   notice: string | null;
   /** A run is streaming: the stop button replaces send. */
@@ -30,7 +30,9 @@ export function Composer({ blockedBy, notice, canStop, stopping, onSend, onStop 
         ? t('composer.busy')
         : blockedBy === 'loading'
           ? t('chat.loading')
-          : null;
+          : blockedBy === 'waiting_for_host'
+            ? t('composer.waitingForHost')
+            : null;
 
   const send = async () => {
     if (sending.current || blockedBy !== null || text.trim() === '') return;

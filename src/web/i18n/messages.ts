@@ -35,6 +35,7 @@ export const zhCN = {
   'composer.stopping': '正在停止…',
   'composer.busy': '正在回复，请稍候或点击停止',
   'composer.pendingConfirmation': '上一步操作还在等你确认，请先确认或取消',
+  'composer.waitingForHost': '这一轮在等调用方（宿主程序）提交工具结果',
   'connection.reconnecting': '连接中断，正在重连…（第 {attempt} 次）',
   'connection.reconnected': '已重新连接',
   'connection.failed': '连接失败：{message}',
@@ -149,6 +150,7 @@ export const en: Record<MessageKey, string> = {
   'composer.stop': 'Stop',
   'composer.stopping': 'Stopping…',
   'composer.busy': 'Replying; wait or press Stop',
+  'composer.waitingForHost': 'This reply waits for the calling program (the host) to submit tool results',
   'composer.pendingConfirmation':
     'The previous action is waiting for your confirmation; confirm or cancel it first',
   'connection.reconnecting': 'Connection lost, reconnecting… (attempt {attempt})',
