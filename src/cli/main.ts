@@ -1,6 +1,7 @@
 import { RetrievalError } from '../retrieval/index.ts';
 import { ensureWebBuild } from './build-web.ts';
 import { CHAT_USAGE, chatCommand } from './chat-command.ts';
+import { HOST_USAGE, hostCommand } from './host-command.ts';
 import { KB_USAGE, kbCommand } from './kb-command.ts';
 import { serveCommand } from './serve-command.ts';
 import { UsageError } from './usage-error.ts';
@@ -13,6 +14,8 @@ Usage:
   runstream build-web                         build the chat page into dist/web (npm run build:web)
 
 ${CHAT_USAGE}
+
+${HOST_USAGE}
 
 ${KB_USAGE}`;
 
@@ -35,6 +38,8 @@ export async function main(argv: string[]): Promise<number> {
       }
       case 'chat':
         return await chatCommand(rest);
+      case 'host':
+        return await hostCommand(rest);
       case undefined:
       case 'help':
       case '--help':

@@ -94,7 +94,13 @@ function askFor(plan: Planned, english: boolean): string {
 
 /** What the tool is for, from its name and description (the concepts of `host-intent.ts`). */
 function kindOf(tool: Pick<ToolDefinition, 'name' | 'description'>): HostKind {
-  const concepts = toolConcepts(tool);
+  // The name says what a tool is; the description may mention other things ("a file inside a
+  // directory"), so it decides only when the name alone does not.
+  const byName = kindFromConcepts(toolConcepts({ name: tool.name, description: '' }));
+  return byName !== 'other' ? byName : kindFromConcepts(toolConcepts(tool));
+}
+
+function kindFromConcepts(concepts: ReadonlySet<string>): HostKind {
   const changes = ['write', 'run', 'delete'].some((id) => concepts.has(id));
   if (concepts.has('directory') || (concepts.has('list') && concepts.has('file'))) return 'list-directory';
   if (concepts.has('file') && !changes) return 'read-file';

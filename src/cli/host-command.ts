@@ -1,0 +1,597 @@
+import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { SseDecoderStream, type SseMessage } from '../protocol/index.ts';
+import {
+  backoffDelay,
+  describeCause,
+  isHttpUrl,
+  isRecord,
+  retryAfterFromHeaders,
+  serverMessage,
+  sleep,
+} from '../shared/index.ts';
+import { HOST_TOOLS, type HostToolResult, runHostTool } from './host-tools.ts';
+import { UsageError } from './usage-error.ts';
+
+export const HOST_USAGE = `Usage:
+  runstream host "<prompt>" [--root <dir>] [--json] [--url http://127.0.0.1:8787] [--token <token>]
+
+A host of the responses API (docs/responses-api.md) in the terminal: it declares two tools it runs
+itself, read_file (a UTF-8 text file inside --root, default the current directory, up to 256 KiB)
+and local_time, then streams the answer. When the model calls them it runs them here, submits
+their results and follows the resumed response to its end. --json prints each event as one JSON
+line instead. Ctrl-C cancels the response (a second Ctrl-C quits). The token defaults to
+$RUNSTREAM_TOKEN, the URL to $RUNSTREAM_URL or http://127.0.0.1:8787. Exit code: 0 completed,
+1 failed or cancelled, 2 called wrongly.`;
+
+/** Reconnects after a dropped stream before giving up. */
+const MAX_RECONNECTS = 5;
+const BACKOFF = { baseMs: 250, capMs: 4_000 };
+/** The server sends a heartbeat every 15 s: this long without a byte means the connection is gone. */
+const IDLE_TIMEOUT_MS = 45_000;
+/** How much of a tool's result the transcript shows. */
+const RESULT_PREVIEW_CHARS = 160;
+
+/** The part of a Response object the host reads. */
+interface ResponseObject {
+  id: string;
+  status: string;
+  error?: { code?: string; message?: string } | null;
+  cancel_reason?: string | null;
+  output?: unknown[];
+  required_action?: {
+    type: string;
+    tool_calls: { call_id: string; name: string; arguments: string }[];
+  } | null;
+}
+
+/** One event of the Responses stream. */
+interface StreamEvent extends Record<string, unknown> {
+  type: string;
+  sequence_number: number;
+}
+
+type ToolCall = { call_id: string; name: string; arguments: string };
+
+/** How one HTTP exchange ended. */
+type Outcome =
+  | { kind: 'finished'; status: 'completed' | 'failed' | 'cancelled'; response: ResponseObject }
+  | { kind: 'requires_action'; response: ResponseObject }
+  /** The connection ended before the response did: resume the stream. */
+  | { kind: 'dropped'; reason: string; retryAfterMs?: number };
+
+/** An answer the host cannot go on from: the server's message, exit 1. */
+class HostFailure extends Error {
+  override readonly name = 'HostFailure';
+}
+
+export interface HostCommandIo {
+  stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  stderr: NodeJS.WritableStream;
+}
+
+/** `runstream host "<prompt>"`. Returns the exit code. */
+export async function hostCommand(
+  argv: string[],
+  io: HostCommandIo = { stdout: process.stdout, stderr: process.stderr },
+): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      url: { type: 'string' },
+      token: { type: 'string' },
+      root: { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+  });
+  const prompt = positionals.join(' ').trim();
+  if (prompt.length === 0) throw new UsageError('host needs a prompt', HOST_USAGE);
+  const token = values.token ?? process.env.RUNSTREAM_TOKEN;
+  if (!token)
+    throw new UsageError(
+      'host needs a token: --token, or RUNSTREAM_TOKEN (npm start prints one)',
+      HOST_USAGE,
+    );
+  const baseUrl = (values.url ?? process.env.RUNSTREAM_URL ?? 'http://127.0.0.1:8787').replace(/\/+$/, '');
+  if (!isHttpUrl(baseUrl)) throw new UsageError(`--url must be an http(s) URL, not "${baseUrl}"`, HOST_USAGE);
+  const root = resolve(values.root ?? '.');
+  const rootStats = await stat(root).catch(() => undefined);
+  if (!rootStats?.isDirectory()) throw new UsageError(`--root ${root} is not a directory`, HOST_USAGE);
+
+  const host = new Host({ baseUrl, token, root, printer: createPrinter(values.json === true, io) });
+  const onInterrupt = () => host.interrupt();
+  process.on('SIGINT', onInterrupt);
+  try {
+    return await host.run(prompt);
+  } catch (error) {
+    io.stderr.write(`runstream: ${error instanceof HostFailure ? error.message : describeCause(error)}\n`);
+    return 1;
+  } finally {
+    process.off('SIGINT', onInterrupt);
+  }
+}
+
+/** Where the host writes what happens: a transcript for people, or JSON lines for scripts. */
+interface Printer {
+  event(event: StreamEvent): void;
+  toolResult(call: ToolCall, result: HostToolResult): void;
+  /** A note about the host itself (reconnecting, cancelling). */
+  note(text: string): void;
+  /** The response ended without its final event in the stream (seen through GET). */
+  finished(response: ResponseObject): void;
+}
+
+/**
+ * The start → tool call → tool result → resume loop. Each HTTP exchange (the starting POST, a
+ * tool_results POST, a resuming GET) is one streamed answer read to its end; `sequence_number`s go
+ * on across them, so the last one seen is where a dropped connection resumes.
+ */
+class Host {
+  readonly #baseUrl: string;
+  readonly #token: string;
+  readonly #root: string;
+  readonly #printer: Printer;
+  #responseId: string | undefined;
+  #lastSequence = -1;
+  /** Results already computed, by call_id: a retried submission sends the same ones. */
+  readonly #results = new Map<string, HostToolResult>();
+  #interrupts = 0;
+  #cancelling = false;
+
+  constructor(options: { baseUrl: string; token: string; root: string; printer: Printer }) {
+    this.#baseUrl = options.baseUrl;
+    this.#token = options.token;
+    this.#root = options.root;
+    this.#printer = options.printer;
+  }
+
+  async run(prompt: string): Promise<number> {
+    let outcome = await this.#exchange(() =>
+      this.#fetch('/v1/responses', {
+        method: 'POST',
+        body: JSON.stringify({ input: prompt, stream: true, tools: HOST_TOOLS }),
+      }),
+    );
+    let reconnects = 0;
+    for (;;) {
+      switch (outcome.kind) {
+        case 'finished':
+          return outcome.status === 'completed' ? 0 : 1;
+        case 'dropped': {
+          if (this.#responseId === undefined)
+            throw new HostFailure(`${this.#baseUrl} did not start a response: ${outcome.reason}`);
+          reconnects += 1;
+          if (reconnects > MAX_RECONNECTS)
+            throw new HostFailure(`the connection dropped ${MAX_RECONNECTS + 1} times (${outcome.reason})`);
+          const wait = backoffDelay({
+            attempt: reconnects,
+            ...BACKOFF,
+            random: Math.random,
+            ...(outcome.retryAfterMs === undefined ? {} : { floorMs: outcome.retryAfterMs }),
+          });
+          this.#printer.note(`connection lost (${outcome.reason}); resuming in ${wait} ms`);
+          await sleep(wait);
+          const sequenceBefore = this.#lastSequence;
+          outcome = await this.#resume();
+          // A reconnect that brought events counts as a success: the next drop starts the count over.
+          if (this.#lastSequence > sequenceBefore) reconnects = 0;
+          break;
+        }
+        case 'requires_action': {
+          const action = outcome.response.required_action;
+          if (this.#cancelling) {
+            outcome = await this.#settleAfterCancel();
+            break;
+          }
+          if (action?.type !== 'submit_tool_outputs' || action.tool_calls.length === 0) {
+            throw new HostFailure(
+              'the response waits for the owner to confirm a server-side action, which this host ' +
+                `cannot do: confirm it on the chat page (response ${outcome.response.id})`,
+            );
+          }
+          const id = encodeURIComponent(outcome.response.id);
+          const results = await this.#runTools(action.tool_calls);
+          if (this.#cancelling) {
+            outcome = await this.#settleAfterCancel();
+            break;
+          }
+          outcome = await this.#exchange(() =>
+            this.#fetch(`/v1/responses/${id}/tool_results`, {
+              method: 'POST',
+              body: JSON.stringify(results),
+            }),
+          );
+          break;
+        }
+      }
+    }
+  }
+
+  /** Ctrl-C: cancel the response once; a second Ctrl-C quits at once. */
+  interrupt(): void {
+    this.#interrupts += 1;
+    if (this.#interrupts > 1 || this.#responseId === undefined) process.exit(130);
+    this.#cancelling = true;
+    this.#printer.note('cancelling… (Ctrl-C again to quit)');
+    const id = this.#responseId;
+    void this.#fetch(`/v1/responses/${encodeURIComponent(id)}/cancel`, {
+      method: 'POST',
+      body: JSON.stringify({ reason: 'user_stop' }),
+    })
+      .then(async (response) => {
+        if (!response.ok) this.#printer.note(`cancel failed: ${serverMessage(await response.text())}`);
+      })
+      .catch((error: unknown) => this.#printer.note(`cancel failed: ${describeCause(error)}`));
+  }
+
+  /** Run the requested tools in parallel; a call already answered keeps its result. */
+  async #runTools(calls: ToolCall[]): Promise<({ call_id: string } & HostToolResult)[]> {
+    return Promise.all(
+      calls.map(async (call) => {
+        let result = this.#results.get(call.call_id);
+        if (result === undefined) {
+          result = await runHostTool(call.name, call.arguments, { root: this.#root });
+          this.#results.set(call.call_id, result);
+          this.#printer.toolResult(call, result);
+        }
+        return { call_id: call.call_id, ...result };
+      }),
+    );
+  }
+
+  /** After a cancel: the response's final state, through the stream (or the object once it ends). */
+  async #settleAfterCancel(): Promise<Outcome> {
+    for (let attempt = 0; attempt < 20; attempt += 1) {
+      const response = await this.#getObject();
+      if (response.status !== 'requires_action' && response.status !== 'in_progress')
+        return this.#fromObject(response);
+      await sleep(100);
+    }
+    throw new HostFailure('the response did not stop after the cancel');
+  }
+
+  /** Resume the stream after the last event seen; a 204 (nothing more) hands over to the object. */
+  async #resume(): Promise<Outcome> {
+    const id = encodeURIComponent(this.#responseId ?? '');
+    return this.#exchange(() =>
+      this.#fetch(`/v1/responses/${id}?stream=true`, {
+        method: 'GET',
+        headers: this.#lastSequence >= 0 ? { 'last-event-id': String(this.#lastSequence) } : {},
+      }),
+    );
+  }
+
+  async #getObject(): Promise<ResponseObject> {
+    const response = await this.#fetch(`/v1/responses/${encodeURIComponent(this.#responseId ?? '')}`, {
+      method: 'GET',
+    });
+    const text = await response.text();
+    if (!response.ok) throw new HostFailure(serverMessage(text));
+    return parseObject(text);
+  }
+
+  /** What to do next from the Response object, when the stream has nothing more to say. */
+  #fromObject(response: ResponseObject): Outcome {
+    switch (response.status) {
+      case 'requires_action':
+        return { kind: 'requires_action', response };
+      case 'completed':
+      case 'failed':
+      case 'cancelled':
+        this.#printer.finished(response);
+        return { kind: 'finished', status: response.status, response };
+      case 'incomplete':
+        this.#printer.finished(response);
+        return { kind: 'finished', status: 'failed', response };
+      default:
+        return { kind: 'dropped', reason: `the response is ${response.status} but its stream ended` };
+    }
+  }
+
+  /** One request and its streamed answer, read to the end. */
+  async #exchange(request: () => Promise<Response>): Promise<Outcome> {
+    let response: Response;
+    try {
+      response = await request();
+    } catch (error) {
+      // The request may not have reached the server; resuming finds out what it did.
+      return { kind: 'dropped', reason: describeCause(error) };
+    }
+    if (response.status === 204) {
+      try {
+        return this.#fromObject(await this.#getObject());
+      } catch (error) {
+        if (error instanceof HostFailure) throw error;
+        return { kind: 'dropped', reason: describeCause(error) };
+      }
+    }
+    if (!response.ok) {
+      const message = serverMessage(await response.text().catch(() => ''));
+      if (response.status >= 500 || response.status === 429) {
+        const retryAfterMs = retryAfterFromHeaders(response.headers);
+        return {
+          kind: 'dropped',
+          reason: `HTTP ${response.status}: ${message}`,
+          ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+        };
+      }
+      throw new HostFailure(`${message} (HTTP ${response.status})`);
+    }
+    const contentType = response.headers.get('content-type') ?? '';
+    if (!contentType.includes('text/event-stream')) {
+      // A 202 to tool_results: the results were recorded but another call still waits, or they
+      // had been recorded before (a retried submission) and the response has moved on.
+      const object = parseObject(await response.text());
+      this.#responseId ??= object.id;
+      return object.status === 'in_progress' ? this.#resume() : this.#fromObject(object);
+    }
+    return this.#readStream(response);
+  }
+
+  async #readStream(response: Response): Promise<Outcome> {
+    if (response.body === null) return { kind: 'dropped', reason: 'an empty stream' };
+    const idle = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const touch = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => idle.abort(), IDLE_TIMEOUT_MS);
+    };
+    const watched = response.body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          touch();
+          controller.enqueue(chunk);
+        },
+      }),
+    );
+    const reader = watched.pipeThrough(new SseDecoderStream()).getReader();
+    idle.signal.addEventListener('abort', () => void reader.cancel().catch(() => undefined), { once: true });
+    touch();
+    try {
+      for (;;) {
+        let next: ReadableStreamReadResult<SseMessage>;
+        try {
+          next = await reader.read();
+        } catch (error) {
+          return { kind: 'dropped', reason: describeCause(error) };
+        }
+        if (next.done) {
+          return {
+            kind: 'dropped',
+            reason: idle.signal.aborted ? 'no data for 45 s' : 'the stream ended early',
+          };
+        }
+        const event = parseEvent(next.value);
+        if (event === undefined) continue;
+        // A resumed stream starts after the last event seen; anything older is a repeat.
+        if (event.sequence_number <= this.#lastSequence) continue;
+        this.#lastSequence = event.sequence_number;
+        const outcome = this.#see(event);
+        if (outcome !== undefined) {
+          await reader.cancel().catch(() => undefined);
+          return outcome;
+        }
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Print an event; the outcome when it ends this exchange. */
+  #see(event: StreamEvent): Outcome | undefined {
+    const response = isRecord(event.response) ? (event.response as unknown as ResponseObject) : undefined;
+    if (response?.id) this.#responseId ??= response.id;
+    this.#printer.event(event);
+    if (response === undefined) return undefined;
+    switch (event.type) {
+      case 'response.requires_action':
+        return { kind: 'requires_action', response };
+      case 'response.completed':
+        return { kind: 'finished', status: 'completed', response };
+      case 'response.failed':
+      case 'response.incomplete':
+        return { kind: 'finished', status: 'failed', response };
+      case 'response.cancelled':
+        return { kind: 'finished', status: 'cancelled', response };
+      default:
+        return undefined;
+    }
+  }
+
+  #fetch(path: string, init: { method: string; body?: string; headers?: Record<string, string> }) {
+    return fetch(`${this.#baseUrl}${path}`, {
+      method: init.method,
+      headers: {
+        authorization: `Bearer ${this.#token}`,
+        accept: 'text/event-stream, application/json',
+        ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...init.headers,
+      },
+      ...(init.body === undefined ? {} : { body: init.body }),
+    });
+  }
+}
+
+function parseEvent(message: SseMessage): StreamEvent | undefined {
+  let data: unknown;
+  try {
+    data = JSON.parse(message.data);
+  } catch {
+    return undefined;
+  }
+  if (!isRecord(data) || typeof data.sequence_number !== 'number') return undefined;
+  return { ...data, type: typeof data.type === 'string' ? data.type : message.event } as StreamEvent;
+}
+
+function parseObject(text: string): ResponseObject {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new HostFailure(`the server answered something other than a response: ${serverMessage(text)}`);
+  }
+  if (!isRecord(body) || typeof body.id !== 'string' || typeof body.status !== 'string')
+    throw new HostFailure(`the server answered something other than a response: ${serverMessage(text)}`);
+  return body as unknown as ResponseObject;
+}
+
+/** A one-line preview: newlines shown as ⏎, long text cut with its full length. */
+export function preview(result: HostToolResult): string {
+  const text = 'error' in result ? result.error : outputText(result.output);
+  const flat = text.replace(/\r?\n/g, '⏎');
+  const chars = Array.from(flat);
+  return chars.length <= RESULT_PREVIEW_CHARS
+    ? flat
+    : `${chars.slice(0, RESULT_PREVIEW_CHARS).join('')}… (${Array.from(text).length} chars)`;
+}
+
+function outputText(output: string | Record<string, unknown>): string {
+  return typeof output === 'string' ? output : JSON.stringify(output);
+}
+
+function createPrinter(json: boolean, io: HostCommandIo): Printer {
+  if (json) {
+    const line = (value: unknown) => io.stdout.write(`${JSON.stringify(value)}\n`);
+    return {
+      event: line,
+      toolResult: (call, result) =>
+        line({ type: 'host.tool_result', call_id: call.call_id, name: call.name, ...result }),
+      note: (text) => io.stderr.write(`runstream: ${text}\n`),
+      finished: (response) => line({ type: `host.response.${response.status}`, response }),
+    };
+  }
+  return new TranscriptPrinter(io);
+}
+
+/**
+ * The transcript: reasoning after 💭 (dimmed on a terminal), the answer as it streams, a 🔧 line per
+ * tool call, a ↳ line per result the host submits, ▶ when the response resumes.
+ */
+class TranscriptPrinter implements Printer {
+  readonly #io: HostCommandIo;
+  readonly #color: boolean;
+  /** Whether the cursor is at the start of a line. */
+  #atLineStart = true;
+  /** The text item being written (reasoning or answer). */
+  #openItem: string | undefined;
+
+  constructor(io: HostCommandIo) {
+    this.#io = io;
+    this.#color = io.stdout.isTTY === true && process.env.NO_COLOR === undefined;
+  }
+
+  event(event: StreamEvent): void {
+    switch (event.type) {
+      case 'response.created':
+        this.#line(this.#dim(`▶ response ${responseOf(event)?.id ?? ''} started`));
+        break;
+      case 'response.reasoning_text.delta':
+        this.#text(String(event.item_id), '💭 ', String(event.delta), true);
+        break;
+      case 'response.output_text.delta':
+        this.#text(String(event.item_id), '', String(event.delta), false);
+        break;
+      case 'response.reasoning_text.done':
+      case 'response.output_text.done':
+        this.#endText();
+        break;
+      case 'response.output_item.done':
+        this.#itemDone(isRecord(event.item) ? event.item : {});
+        break;
+      case 'runstream.hint':
+        this.#line(`ℹ ${String(event.text)}`);
+        break;
+      case 'response.resumed': {
+        const ids = Array.isArray(event.call_ids) ? event.call_ids.length : 0;
+        this.#line(this.#dim(`▶ resumed${ids > 0 ? ` with ${ids} tool result${ids === 1 ? '' : 's'}` : ''}`));
+        break;
+      }
+      case 'response.completed':
+      case 'response.failed':
+      case 'response.incomplete':
+      case 'response.cancelled': {
+        const response = responseOf(event);
+        if (response) this.finished(response);
+        break;
+      }
+    }
+  }
+
+  toolResult(call: ToolCall, result: HostToolResult): void {
+    this.#line(`↳ ${'error' in result ? 'error' : 'result'} ${call.name}: ${preview(result)}`);
+  }
+
+  note(text: string): void {
+    this.#endText();
+    this.#io.stderr.write(`runstream: ${text}\n`);
+  }
+
+  finished(response: ResponseObject): void {
+    this.#endText();
+    if (response.status === 'completed') {
+      this.#line(`[completed] response ${response.id}`);
+    } else if (response.status === 'cancelled') {
+      this.#line(
+        `[cancelled${response.cancel_reason ? ` · ${response.cancel_reason}` : ''}] response ${response.id}`,
+      );
+    } else {
+      const error = response.error;
+      const message = error?.message ?? 'the response failed';
+      this.#line(`[${response.status}] response ${response.id}`);
+      this.#io.stderr.write(`runstream: ${message}${error?.code ? ` [${error.code}]` : ''}\n`);
+    }
+  }
+
+  #itemDone(item: Record<string, unknown>): void {
+    switch (item.type) {
+      case 'function_call':
+        this.#line(`🔧 ${String(item.name)} ${String(item.arguments)}`);
+        break;
+      case 'runstream_tool_call':
+        // The server's own tools: shown, not run here.
+        this.#line(`⚙ ${String(item.name)} ${String(item.arguments)} · ${String(item.status)} (server)`);
+        break;
+      case 'runstream_confirmation':
+        this.#line(`┌ needs confirmation: ${String(item.title)}`);
+        break;
+      case 'runstream_error':
+        this.#line(`⚠ ${String(item.text)}`);
+        break;
+    }
+  }
+
+  #text(itemId: string, prefix: string, delta: string, dim: boolean): void {
+    if (this.#openItem !== itemId) {
+      this.#endText();
+      this.#openItem = itemId;
+      this.#write(prefix);
+    }
+    this.#write(dim ? this.#dim(delta) : delta);
+  }
+
+  #endText(): void {
+    this.#openItem = undefined;
+    if (!this.#atLineStart) this.#write('\n');
+  }
+
+  #line(text: string): void {
+    this.#endText();
+    this.#write(`${text}\n`);
+  }
+
+  #write(text: string): void {
+    if (text === '') return;
+    this.#io.stdout.write(text);
+    this.#atLineStart = text.endsWith('\n');
+  }
+
+  #dim(text: string): string {
+    return this.#color ? `\x1b[2m${text}\x1b[22m` : text;
+  }
+}
+
+function responseOf(event: StreamEvent): ResponseObject | undefined {
+  return isRecord(event.response) ? (event.response as unknown as ResponseObject) : undefined;
+}
