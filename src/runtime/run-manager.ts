@@ -592,6 +592,14 @@ export class RunManager {
   }
 
   /** Refuse options that cannot make a run, before anything is stored. */
+  /**
+   * Refuse run options that `startRun` would refuse (`invalid_request`), before the caller creates
+   * anything for the run (the Responses API checks before it opens a conversation).
+   */
+  checkRunOptions(options: RunOptions): void {
+    this.#checkRunOptions(options);
+  }
+
   #checkRunOptions(options: RunOptions): StoredRunOptions {
     if (typeof options !== 'object' || options === null)
       throw new RunError('invalid_request', 'run options must be an object');

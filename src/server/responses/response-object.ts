@@ -53,6 +53,11 @@ export type OutputItem =
       name: string;
       arguments: string;
       status: 'in_progress' | 'completed' | 'incomplete';
+      /**
+       * Extension: why the call ended without a host result (arguments that fail the tool's schema,
+       * a policy's denial, the host's own error, a cancel); the item is then `incomplete`.
+       */
+      failure?: { code: string; message: string };
     }
   | {
       type: 'runstream_tool_call';
@@ -175,7 +180,8 @@ export function blockToItem(block: Block, hostToolNames: ReadonlySet<string>): O
           call_id: block.toolCallId,
           name: block.name,
           arguments: argumentsText,
-          status: block.args === undefined && block.status === 'pending' ? 'in_progress' : 'completed',
+          status: hostCallStatus(block),
+          ...(block.error === undefined ? {} : { failure: block.error }),
         };
       return {
         type: 'runstream_tool_call',
@@ -200,6 +206,15 @@ export function blockToItem(block: Block, hostToolNames: ReadonlySet<string>): O
         status: block.status,
       };
   }
+}
+
+/**
+ * A host call is `in_progress` while the model writes its arguments, `completed` once they are
+ * valid (waiting for the host, or answered), `incomplete` when it ended without a host output.
+ */
+function hostCallStatus(block: ToolBlock): 'in_progress' | 'completed' | 'incomplete' {
+  if (block.status === 'pending') return block.args === undefined ? 'in_progress' : 'completed';
+  return block.status === 'running' || block.status === 'done' ? 'completed' : 'incomplete';
 }
 
 export function responseStatusOf(state: MessageState): ResponseStatus {

@@ -34,6 +34,10 @@ export class ResponsesEventMapper {
   readonly #outputIndex = new Map<string, number>();
   /** Host calls whose `function_call_arguments.done` and `output_item.done` were sent. */
   readonly #callsDone = new Set<string>();
+  /** A host call whose arguments arrived, finished with the next event that is not about it. */
+  #held: string | undefined;
+  /** Each item as last sent (added, done or updated), so an update that changes nothing is not sent. */
+  readonly #sentItems = new Map<string, string>();
 
   constructor(context: ResponseContext) {
     this.#context = context;
@@ -55,34 +59,59 @@ export class ResponsesEventMapper {
 
   push(event: LoggedRunEvent): ResponsesStreamEvent[] {
     const previous = this.#state;
-    this.#state = reduce(previous, event);
     const out: ResponsesStreamEvent[] = [];
     const emit = (type: string, fields: Record<string, unknown> = {}) => {
       out.push({ type, sequence_number: this.#sequence, ...fields });
       this.#sequence += 1;
     };
+    // A host call held back by its arguments is finished by any event that is not about it.
+    const held = this.#held;
+    if (held !== undefined && !('blockId' in event && event.blockId === held)) {
+      this.#held = undefined;
+      const block = previous.blocks.find((candidate) => candidate.blockId === held);
+      if (block?.kind === 'tool' && !this.#callsDone.has(held)) this.#finishCall(block, emit);
+    }
+    this.#state = reduce(previous, event);
     switch (event.type) {
       case 'run.started':
         this.#emitCreated(emit);
         break;
-      case 'run.snapshot':
-        // The log no longer holds the run's start (a restart, a very long run): the items come whole.
+      case 'run.snapshot': {
+        // The log no longer holds the run's start (a restart, a very long run): the items come whole,
+        // then the event of where the run stands, so a reader still learns it waits or has ended.
         this.#emitCreated(emit);
         for (const block of this.#state.blocks) {
           const outputIndex = this.#indexOf(block.blockId);
-          emit('response.output_item.added', { output_index: outputIndex, item: this.#item(block) });
-          if (block.endedAt !== null) {
+          emit('response.output_item.added', { output_index: outputIndex, item: this.#sent(block) });
+          const hostCallReady =
+            block.kind === 'tool' &&
+            this.#hostToolNames.has(block.name) &&
+            (block.args !== undefined || block.status !== 'pending');
+          if (block.endedAt !== null || hostCallReady) {
             this.#callsDone.add(block.blockId);
-            emit('response.output_item.done', { output_index: outputIndex, item: this.#item(block) });
+            emit('response.output_item.done', { output_index: outputIndex, item: this.#sent(block) });
           }
         }
+        const status = this.#state.status;
+        if (status === 'paused') emit('response.requires_action', { response: this.response() });
+        else if (status === 'completed') emit('response.completed', { response: this.response() });
+        else if (status === 'cancelled') emit('response.cancelled', { response: this.response() });
+        else if (status === 'failed' || status === 'interrupted')
+          emit('response.failed', { response: this.response() });
         break;
+      }
       case 'block.started': {
         const block = this.#block(event.blockId);
         if (block === undefined) break;
         this.#emitCreated(emit);
         const outputIndex = this.#indexOf(block.blockId);
-        emit('response.output_item.added', { output_index: outputIndex, item: this.#item(block) });
+        const item = this.#sent(block);
+        // As OpenAI streams a text item: added with no content, then its part added on its own
+        // (readers that fold events, like the openai SDK's, would otherwise hold the part twice).
+        emit('response.output_item.added', {
+          output_index: outputIndex,
+          item: 'content' in item ? { ...item, content: [] } : item,
+        });
         if (block.kind === 'answer' || block.kind === 'reasoning')
           emit('response.content_part.added', {
             item_id: itemIdOf(block, false),
@@ -123,10 +152,16 @@ export class ResponsesEventMapper {
           this.#hostToolNames.has(block.name) &&
           !this.#callsDone.has(block.blockId)
         ) {
-          // A host call is complete for the host once its arguments are validated (or it failed).
-          if (block.args !== undefined || block.status !== 'pending') this.#finishCall(block, emit);
+          // A host call is complete for the host once its arguments are validated, or once it
+          // failed. The runtime logs a call's arguments before a failure that follows at once
+          // (they fail the schema, a policy denies them): the call is held for one event, so
+          // that its output_item.done says whether it waits for the host or already failed.
+          if (block.status !== 'pending') {
+            this.#held = undefined;
+            this.#finishCall(block, emit);
+          } else if (block.args !== undefined) this.#held = block.blockId;
         } else if (block.kind === 'tool' || block.kind === 'confirm') {
-          emit('runstream.output_item.updated', { output_index: outputIndex, item: this.#item(block) });
+          this.#update(block, outputIndex, emit);
         }
         break;
       }
@@ -165,10 +200,11 @@ export class ResponsesEventMapper {
         }
         if (block.kind === 'tool' && this.#hostToolNames.has(block.name)) {
           if (!this.#callsDone.has(block.blockId)) this.#finishCall(block, emit);
-          // The host's result arrived: an extension event, the function_call item itself is long done.
-          else emit('runstream.output_item.updated', { output_index: outputIndex, item: this.#item(block) });
+          // The host's result arrived: the function_call item itself is long done; an extension
+          // event only when the item changed (it failed, or was cancelled).
+          else this.#update(block, outputIndex, emit);
         } else {
-          emit('response.output_item.done', { output_index: outputIndex, item: this.#item(block) });
+          emit('response.output_item.done', { output_index: outputIndex, item: this.#sent(block) });
         }
         break;
       }
@@ -213,7 +249,7 @@ export class ResponsesEventMapper {
     emit: (type: string, fields?: Record<string, unknown>) => void,
   ): void {
     this.#callsDone.add(block.blockId);
-    const item = this.#item(block);
+    const item = this.#sent(block);
     const outputIndex = this.#indexOf(block.blockId);
     emit('response.function_call_arguments.done', {
       item_id: item.id,
@@ -222,6 +258,26 @@ export class ResponsesEventMapper {
       arguments: 'arguments' in item ? item.arguments : '',
     });
     emit('response.output_item.done', { output_index: outputIndex, item });
+  }
+
+  /** `runstream.output_item.updated` with the item, unless it is the same as last sent. */
+  #update(
+    block: Block,
+    outputIndex: number,
+    emit: (type: string, fields?: Record<string, unknown>) => void,
+  ): void {
+    const item = this.#item(block);
+    const json = JSON.stringify(item);
+    if (this.#sentItems.get(block.blockId) === json) return;
+    this.#sentItems.set(block.blockId, json);
+    emit('runstream.output_item.updated', { output_index: outputIndex, item });
+  }
+
+  /** The item of a block, remembered as sent. */
+  #sent(block: Block) {
+    const item = this.#item(block);
+    this.#sentItems.set(block.blockId, JSON.stringify(item));
+    return item;
   }
 
   #block(blockId: string): Block | undefined {

@@ -112,9 +112,7 @@ export function registerResponsesRoutes(app: Hono<Env>, options: ResponsesRoutes
       ...(tool.description === undefined ? {} : { description: tool.description }),
       parameters: tool.parameters ?? { type: 'object', properties: {} },
     }));
-    const conversationId =
-      previous?.conversationId ?? (await store.createConversation(user.id, text.slice(0, 30))).id;
-    const log = await runs.startRun(user.id, conversationId, text, undefined, {
+    const runOptions = {
       hostTools: tools.map((tool) => ({
         name: tool.name,
         description: tool.description ?? '',
@@ -122,8 +120,13 @@ export function registerResponsesRoutes(app: Hono<Env>, options: ResponsesRoutes
       })),
       ...(instructions === '' ? {} : { instructions }),
       traceId,
-      face: 'responses',
-    });
+      face: 'responses' as const,
+    };
+    // Refuse bad tools before a conversation exists for them, so a 400 leaves nothing behind.
+    runs.checkRunOptions(runOptions);
+    const conversationId =
+      previous?.conversationId ?? (await store.createConversation(user.id, text.slice(0, 30))).id;
+    const log = await runs.startRun(user.id, conversationId, text, undefined, runOptions);
     const record: ResponseRecord = {
       id: log.runId,
       userId: user.id,
