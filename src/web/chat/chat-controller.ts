@@ -234,7 +234,7 @@ export class ChatController {
     const stream = this.#client.sendMessage(
       conversationId,
       { text: trimmed, clientMessageId },
-      { signal: abort.signal, onConnectionChange: (change) => this.#onConnectionChange(change) },
+      { signal: abort.signal, onConnectionChange: (change) => this.#onConnectionChange(change, abort) },
     );
     const sentTo = conversationId;
     return new Promise<boolean>((resolve) => {
@@ -325,7 +325,7 @@ export class ChatController {
     const stream = this.#client.decide(runId, toolCallId, decision, {
       state: item.state,
       signal: abort.signal,
-      onConnectionChange: (change) => this.#onConnectionChange(change),
+      onConnectionChange: (change) => this.#onConnectionChange(change, abort),
     });
     let refused = false;
     await this.#follow(
@@ -416,7 +416,7 @@ export class ChatController {
       const stream = this.#client.followRun(last.state.runId, {
         state: last.state,
         signal: abort.signal,
-        onConnectionChange: (change) => this.#onConnectionChange(change),
+        onConnectionChange: (change) => this.#onConnectionChange(change, abort),
       });
       void this.#follow(
         { conversationId: id, itemKey: last.key, stream, abort, stopRequested: false, cancelSent: false },
@@ -490,7 +490,9 @@ export class ChatController {
     }
   }
 
-  #onConnectionChange(change: ConnectionChange): void {
+  #onConnectionChange(change: ConnectionChange, source: AbortController): void {
+    // A stream the page has already let go of (a switch, a newer stream) no longer speaks for it.
+    if (this.#active?.abort !== source) return;
     clearTimeout(this.#reconnectedTimer);
     const previous = this.#current.connection.status;
     if (change.status === 'reconnecting') {
