@@ -144,8 +144,13 @@ describe('the chat page', () => {
       '上一步操作还在等你确认',
     );
 
-    await page.getByTestId('confirm-reject').click();
+    // By keyboard: focus 取消 and press Enter; focus then rests on the decision, not the page top.
+    await page.getByTestId('confirm-reject').focus();
+    await page.keyboard.press('Enter');
     await waitForLastMessageStatus(page, ['completed']);
+    await expect
+      .poll(() => page.evaluate(() => document.activeElement?.className ?? ''))
+      .toContain('confirm-decision');
     const after = await renderedBlocks(page);
     expect(after[8]).toMatchObject({ kind: 'confirm', status: 'rejected' });
     expect(after[7]).toMatchObject({ kind: 'tool', status: 'rejected' });

@@ -1,4 +1,4 @@
-import { memo } from 'react';
+import { memo, useEffect, useRef } from 'react';
 import type { ConfirmBlock } from '../../protocol/index.ts';
 import { type MessageKey, useI18n } from '../i18n/index.ts';
 import './blocks.css';
@@ -33,6 +33,20 @@ export const ConfirmCard = memo(function ConfirmCard({
 }: ConfirmCardProps) {
   const { t } = useI18n();
   const pending = block.status === 'pending';
+  // A keyboard user who pressed 确认 must not be dropped to the top of the page when the buttons go:
+  // focus moves to the line that states the decision.
+  const pressed = useRef(false);
+  const decisionLine = useRef<HTMLParagraphElement>(null);
+  useEffect(() => {
+    if (!pending && pressed.current) {
+      pressed.current = false;
+      decisionLine.current?.focus();
+    }
+  }, [pending]);
+  const press = (decision: 'approve' | 'reject') => {
+    pressed.current = true;
+    decide(block.toolCallId, decision);
+  };
   return (
     <>
       <div
@@ -64,7 +78,7 @@ export const ConfirmCard = memo(function ConfirmCard({
                 className="confirm-button confirm-approve"
                 data-testid="confirm-approve"
                 disabled={deciding}
-                onClick={() => decide(block.toolCallId, 'approve')}
+                onClick={() => press('approve')}
               >
                 {deciding ? t('block.confirm.deciding') : t('block.confirm.approve')}
               </button>
@@ -73,13 +87,13 @@ export const ConfirmCard = memo(function ConfirmCard({
                 className="confirm-button confirm-reject"
                 data-testid="confirm-reject"
                 disabled={deciding}
-                onClick={() => decide(block.toolCallId, 'reject')}
+                onClick={() => press('reject')}
               >
                 {t('block.confirm.reject')}
               </button>
             </div>
           ) : (
-            <p className="confirm-decision" data-status={block.status}>
+            <p className="confirm-decision" data-status={block.status} ref={decisionLine} tabIndex={-1}>
               {block.decision
                 ? t('block.confirm.decidedAt', {
                     decision: t(STATUS_LABEL[block.status]),
