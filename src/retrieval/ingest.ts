@@ -195,7 +195,7 @@ async function collectFiles(paths: readonly string[]): Promise<{ files: string[]
     if (info === undefined) throw new RetrievalError('invalid_source', `${path}: no such file or folder`);
     if (info.isDirectory()) {
       folders.push(absolute);
-      files.push(...(await walk(absolute)));
+      files.push(...(await walkKnowledgeFolder(absolute)));
     } else if (SUPPORTED_EXTENSIONS.has(extname(absolute).toLowerCase())) {
       files.push(absolute);
     } else {
@@ -208,13 +208,14 @@ async function collectFiles(paths: readonly string[]): Promise<{ files: string[]
   return { files: [...new Set(files)].sort(), folders };
 }
 
-async function walk(folder: string): Promise<string[]> {
+/** Every supported knowledge file under `folder`, skipping dot files: what ingest reads and cites. */
+export async function walkKnowledgeFolder(folder: string): Promise<string[]> {
   const entries = await readdir(folder, { withFileTypes: true });
   const found: string[] = [];
   for (const entry of entries) {
     if (entry.name.startsWith('.')) continue;
     const path = join(folder, entry.name);
-    if (entry.isDirectory()) found.push(...(await walk(path)));
+    if (entry.isDirectory()) found.push(...(await walkKnowledgeFolder(path)));
     else if (entry.isFile() && SUPPORTED_EXTENSIONS.has(extname(entry.name).toLowerCase())) found.push(path);
   }
   return found;

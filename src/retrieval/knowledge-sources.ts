@@ -1,6 +1,7 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { basename, extname, join, relative, resolve, sep } from 'node:path';
+import { readFile, stat } from 'node:fs/promises';
+import { basename, extname, relative, resolve, sep } from 'node:path';
 import { decodeUtf8, parseDocument, SUPPORTED_EXTENSIONS } from './chunking/index.ts';
+import { walkKnowledgeFolder } from './ingest.ts';
 
 /** A whole source document of the knowledge base, as a citation names it. */
 export interface KnowledgeSourceDocument {
@@ -84,21 +85,9 @@ async function listSources(paths: readonly string[], baseDirectory: string): Pro
   for (const path of paths) {
     const absolute = resolve(path);
     const info = await stat(absolute).catch(() => undefined);
-    if (info?.isDirectory()) files.push(...(await walk(absolute)));
+    if (info?.isDirectory()) files.push(...(await walkKnowledgeFolder(absolute)));
     else if (info?.isFile() && SUPPORTED_EXTENSIONS.has(extname(absolute).toLowerCase()))
       files.push(absolute);
   }
   return new Map(files.map((file) => [relative(baseDirectory, file).split(sep).join('/'), file]));
-}
-
-async function walk(folder: string): Promise<string[]> {
-  const entries = await readdir(folder, { withFileTypes: true });
-  const found: string[] = [];
-  for (const entry of entries) {
-    if (entry.name.startsWith('.')) continue;
-    const path = join(folder, entry.name);
-    if (entry.isDirectory()) found.push(...(await walk(path)));
-    else if (entry.isFile() && SUPPORTED_EXTENSIONS.has(extname(entry.name).toLowerCase())) found.push(path);
-  }
-  return found;
 }
