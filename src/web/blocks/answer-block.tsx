@@ -4,6 +4,7 @@ import { useI18n } from '../i18n/index.ts';
 import { citationFromHref, parseCitation } from '../markdown/link-citations.ts';
 import { renderMarkdown } from '../markdown/render-markdown.ts';
 import './blocks.css';
+import { blockRootProps } from './block-root-props.ts';
 import type { MessageActions } from './message-actions.ts';
 
 export interface AnswerBlockProps {
@@ -48,13 +49,7 @@ export const AnswerBlock = memo(function AnswerBlock({ block, openSource }: Answ
   }, [openSource]);
 
   return (
-    <div
-      className="block block-answer"
-      data-testid="block"
-      data-kind={block.kind}
-      data-status={block.status}
-      data-block-id={block.blockId}
-    >
+    <div {...blockRootProps(block)}>
       <div
         ref={container}
         className="markdown"

@@ -2,6 +2,7 @@ import { memo, useEffect, useRef } from 'react';
 import type { ConfirmBlock } from '../../protocol/index.ts';
 import { type MessageKey, useI18n } from '../i18n/index.ts';
 import './blocks.css';
+import { blockRootProps } from './block-root-props.ts';
 import type { MessageActions } from './message-actions.ts';
 
 export interface ConfirmCardProps {
@@ -49,13 +50,7 @@ export const ConfirmCard = memo(function ConfirmCard({
   };
   return (
     <>
-      <div
-        className="block block-confirm"
-        data-testid="block"
-        data-kind={block.kind}
-        data-status={block.status}
-        data-block-id={block.blockId}
-      >
+      <div {...blockRootProps(block)}>
         <fieldset className="confirm-card" aria-label={block.title} aria-busy={deciding || undefined}>
           <div className="confirm-title">{block.title}</div>
           {block.description !== '' && <p className="confirm-description">{block.description}</p>}

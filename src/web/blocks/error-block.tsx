@@ -2,6 +2,7 @@ import { memo } from 'react';
 import type { TextBlock } from '../../protocol/index.ts';
 import { useI18n } from '../i18n/index.ts';
 import './blocks.css';
+import { blockRootProps } from './block-root-props.ts';
 
 /** A visible error notice: a title and the readable message. Used for error blocks and failed runs. */
 export function ErrorNotice({ text }: { text: string }) {
@@ -20,13 +21,7 @@ export function ErrorNotice({ text }: { text: string }) {
 /** An `error` block: the readable message the run ended with, as plain text. */
 export const ErrorBlock = memo(function ErrorBlock({ block }: { block: TextBlock }) {
   return (
-    <div
-      className="block block-error"
-      data-testid="block"
-      data-kind={block.kind}
-      data-status={block.status}
-      data-block-id={block.blockId}
-    >
+    <div {...blockRootProps(block)}>
       <ErrorNotice text={block.text} />
     </div>
   );

@@ -2,6 +2,7 @@ import { memo, type SyntheticEvent, useState } from 'react';
 import type { TextBlock } from '../../protocol/index.ts';
 import { formatSeconds, useI18n } from '../i18n/index.ts';
 import './blocks.css';
+import { blockRootProps } from './block-root-props.ts';
 
 /**
  * A reasoning block: a native disclosure, open while the model thinks and closed once it is done.
@@ -19,13 +20,7 @@ export const ReasoningBlock = memo(function ReasoningBlock({ block }: { block: T
   };
 
   return (
-    <div
-      className="block block-reasoning"
-      data-testid="block"
-      data-kind={block.kind}
-      data-status={block.status}
-      data-block-id={block.blockId}
-    >
+    <div {...blockRootProps(block)}>
       <details className="reasoning" open={open} onToggle={onToggle}>
         <summary className="reasoning-summary">
           <span className="reasoning-label">{summaryOf(block, t)}</span>

@@ -2,6 +2,7 @@ import { memo } from 'react';
 import type { ToolBlock as ToolBlockData } from '../../protocol/index.ts';
 import { formatSeconds, useI18n } from '../i18n/index.ts';
 import './blocks.css';
+import { blockRootProps } from './block-root-props.ts';
 
 /**
  * One tool call as one row that changes in place (待执行 → 运行中 → 完成): its title and machine name,
@@ -37,13 +38,7 @@ export const ToolBlock = memo(function ToolBlock({ block }: { block: ToolBlockDa
   );
 
   return (
-    <div
-      className="block block-tool"
-      data-testid="block"
-      data-kind={block.kind}
-      data-status={block.status}
-      data-block-id={block.blockId}
-    >
+    <div {...blockRootProps(block)}>
       {args === '' && result === '' && error === '' ? (
         <div className="tool-row">{row}</div>
       ) : (
