@@ -20,7 +20,8 @@ function include(start: ResponseStreamStart, native: RunEvent, mapped: Responses
   return native.type !== 'done' && native.seq > start.afterNativeSeq;
 }
 
-function frame(event: ResponsesStreamEvent, ndjson: boolean): string {
+/** One Responses event as written on the wire: an SSE frame with `id:` and `event:`, or an NDJSON line. */
+export function encodeResponsesEvent(event: ResponsesStreamEvent, ndjson: boolean): string {
   const json = JSON.stringify(event);
   return ndjson ? `${json}\n` : `id: ${event.sequence_number}\nevent: ${event.type}\ndata: ${json}\n\n`;
 }
@@ -62,7 +63,7 @@ export function streamResponse(
         const text = mapper
           .push(event)
           .filter((mapped) => include(start, event, mapped))
-          .map((mapped) => frame(mapped, ndjson))
+          .map((mapped) => encodeResponsesEvent(mapped, ndjson))
           .join('');
         return text === '' ? null : encoder.encode(text);
       },

@@ -1,0 +1,5 @@
+/** The Responses API face: routes, the event mapper and the Response object (docs/responses-api.md). */
+export * from './response-object.ts';
+export * from './responses-event-mapper.ts';
+export * from './responses-routes.ts';
+export * from './stream-response.ts';
