@@ -4,11 +4,15 @@ import { useI18n } from '../i18n/index.ts';
 import './blocks.css';
 import { blockRootProps } from './block-root-props.ts';
 
-/** A visible error notice: a title and the readable message. Used for error blocks and failed runs. */
-export function ErrorNotice({ text }: { text: string }) {
+/**
+ * A visible error notice: a title and the readable message. Used for error blocks and failed runs.
+ * Error blocks are read out by the page's live region when they arrive (not `role="alert"`, which
+ * would announce every old error again each time a conversation is opened).
+ */
+export function ErrorNotice({ text, alert = false }: { text: string; alert?: boolean }) {
   const { t } = useI18n();
   return (
-    <div className="error-notice" role="alert">
+    <div className="error-notice" role={alert ? 'alert' : 'note'}>
       <span className="error-notice-icon" aria-hidden="true" />
       <div className="error-notice-body">
         <strong className="error-notice-title">{t('block.error.title')}</strong>

@@ -33,4 +33,12 @@ describe('SentenceAnnouncer', () => {
       announcer.take([answer('旧的回答。', 'done', 'old'), reasoning, answer('新的。', 'streaming', 'new')]),
     ).toEqual(['新的。']);
   });
+
+  it('reads an error block when it arrives, but not one restored with the conversation', () => {
+    const announcer = new SentenceAnnouncer();
+    const old: Block = { ...answer('旧的错误', 'done', 'e1'), kind: 'error' };
+    announcer.baseline([old]);
+    const fresh: Block = { ...answer('模型服务出错，本轮回答已中断', 'done', 'e2'), kind: 'error' };
+    expect(announcer.take([old, fresh])).toEqual(['模型服务出错，本轮回答已中断']);
+  });
 });

@@ -15,14 +15,15 @@ export class SentenceAnnouncer {
   /** Mark everything in `blocks` as already read (a page load or a conversation switch). */
   baseline(blocks: readonly Block[]): void {
     for (const block of blocks)
-      if (block.kind === 'answer') this.#announced.set(block.blockId, block.text.length);
+      if (block.kind === 'answer' || block.kind === 'error')
+        this.#announced.set(block.blockId, block.text.length);
   }
 
-  /** The new whole sentences of every answer block, in block order. */
+  /** The new whole sentences of every answer and error block, in block order. */
   take(blocks: readonly Block[]): string[] {
     const sentences: string[] = [];
     for (const block of blocks) {
-      if (block.kind !== 'answer') continue;
+      if (block.kind !== 'answer' && block.kind !== 'error') continue;
       const from = this.#announced.get(block.blockId) ?? 0;
       const until = block.status === 'streaming' ? lastSentenceEnd(block.text, from) : block.text.length;
       if (until <= from) continue;
