@@ -1,26 +1,23 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Browser, chromium, type Page } from 'playwright-core';
-
-export const CHROMIUM_PATH = process.env.RUNSTREAM_CHROMIUM ?? '/usr/bin/chromium';
+import { type ChromiumSource, resolveChromium } from './chromium-executable.ts';
 
 /** Screenshots land here (git-ignored): look at them before calling a UI change done. */
 export const ARTIFACTS_DIR = fileURLToPath(new URL('../../../test-artifacts/', import.meta.url));
 
 /**
- * Debian's Chromium, headless, with the flags this machine needs: no sandbox (tests run as root),
- * and no background networking, which a closed network would refuse over and over.
+ * Headless Chromium (Debian's, or the one bundled in an npm package: see `resolveChromium`), with
+ * the flags this machine needs: no sandbox (tests run as root), and no background networking,
+ * which a closed network would refuse over and over.
  */
-export async function launchChromium(): Promise<Browser> {
-  if (!existsSync(CHROMIUM_PATH))
-    throw new Error(
-      `Chromium is not at ${CHROMIUM_PATH}: install it with "apt-get update && apt-get install -y chromium" ` +
-        '(or set RUNSTREAM_CHROMIUM); the UI tests never download a browser',
-    );
+export async function launchChromium(source?: ChromiumSource): Promise<Browser> {
+  const executable = resolveChromium(source);
   return chromium.launch({
-    executablePath: CHROMIUM_PATH,
+    executablePath: executable.path,
     headless: true,
+    env: { ...process.env, ...executable.env },
     args: [
       '--headless',
       '--no-sandbox',
