@@ -15,6 +15,20 @@ import type {
 } from './run-store.ts';
 import { RunStoreError } from './run-store-error.ts';
 import {
+  type ConversationRow,
+  fromJson,
+  type MessageRow,
+  type RunRow,
+  type ToolCallRow,
+  toConversation,
+  toJson,
+  toRunRecord,
+  toStoredMessage,
+  toToolCallRecord,
+  toUser,
+  type UserRow,
+} from './run-store-rows.ts';
+import {
   activeRunExists,
   assertSameAssistantMessage,
   hostToolResult,
@@ -23,26 +37,14 @@ import {
   notHostCall,
 } from './run-store-rules.ts';
 import {
-  type ConversationRow,
-  fromJson,
   MESSAGE_COLUMNS,
-  type MessageRow,
   PATCH_RUN,
   RUN_COLUMNS,
   type RunPatch,
-  type RunRow,
   runPatchParameters,
   TOOL_CALL_COLUMNS,
-  type ToolCallRow,
-  toConversation,
-  toJson,
   toolCallParameters,
-  toRunRecord,
-  toStoredMessage,
-  toToolCallRecord,
-  toUser,
   UPSERT_TOOL_CALL,
-  type UserRow,
 } from './sqlite-run-store-rows.ts';
 import { migrateRunStore } from './sqlite-run-store-schema.ts';
 

@@ -14,10 +14,14 @@ import {
 /**
  * The behaviour every `RunStore` must have, run against each implementation (`describe` blocks in
  * that implementation's test file). Each test gets a fresh store from `create`, built on a manual
- * clock the suite controls.
+ * clock the suite controls; `skip` leaves out an implementation whose server is not there.
  */
-export function describeRunStoreConformance(name: string, create: RunStoreFactory): void {
-  describe(`${name} (RunStore conformance)`, () => {
+export function describeRunStoreConformance(
+  name: string,
+  create: RunStoreFactory,
+  options: { skip?: boolean } = {},
+): void {
+  describe.skipIf(options.skip === true)(`${name} (RunStore conformance)`, () => {
     let harness: RunStoreHarness | undefined;
     const get = (): RunStoreHarness => {
       if (harness === undefined) throw new Error('the harness is created in beforeEach');

@@ -1,0 +1,501 @@
+import type pg from 'pg';
+import type { Message } from '../../protocol/index.ts';
+import { generateApiToken, hashApiToken } from '../api-token.ts';
+import { createId } from '../ids.ts';
+import type {
+  Conversation,
+  Decision,
+  HostToolResult,
+  RunRecord,
+  RunStatus,
+  RunStore,
+  StoredMessage,
+  ToolCallRecord,
+  User,
+} from '../run-store.ts';
+import { RunStoreError } from '../run-store-error.ts';
+import {
+  type ConversationRow,
+  fromJson,
+  type MessageRow,
+  type RunRow,
+  type ToolCallRow,
+  toConversation,
+  toJson,
+  toRunRecord,
+  toStoredMessage,
+  toToolCallRecord,
+  toUser,
+  type UserRow,
+} from '../run-store-rows.ts';
+import {
+  activeRunExists,
+  assertSameAssistantMessage,
+  hostToolResult,
+  notFound,
+  notHostCall,
+} from '../run-store-rules.ts';
+import { migratePostgres } from './postgres-migrations.ts';
+import { FOREIGN_KEY_VIOLATION, inTransaction, isPostgresError, UNIQUE_VIOLATION } from './postgres-pool.ts';
+import { POSTGRES_RUN_STORE_SCHEMA } from './postgres-run-store-schema.ts';
+
+const MESSAGE_COLUMNS = 'id, conversation_id, role, text, client_message_id, run_id, message, created_at';
+const RUN_COLUMNS =
+  'id, conversation_id, message_id, user_id, status, cancel_reason, last_seq, lease_owner, lease_expires_at, created_at, updated_at';
+const TOOL_CALL_COLUMNS =
+  'run_id, tool_call_id, name, args, effect, status, decision, result, error, host_result, created_at, updated_at';
+const ONE_ACTIVE_RUN = 'runs_one_active_per_conversation';
+
+/** Which `RunRecord` field each patchable column holds. */
+const RUN_PATCH_COLUMNS = {
+  status: 'status',
+  cancelReason: 'cancel_reason',
+  lastSeq: 'last_seq',
+  leaseOwner: 'lease_owner',
+  leaseExpiresAt: 'lease_expires_at',
+} as const;
+
+export interface PostgresRunStoreOptions {
+  /** The clock for `createdAt`/`updatedAt`, epoch milliseconds; tests pass a manual one. */
+  now?: () => number;
+}
+
+/**
+ * The `RunStore` on PostgreSQL, shared by every instance. Where the SQLite store reads and then
+ * writes under the file's write lock, this one lets the database decide: single-use guards are
+ * conditional UPDATEs (`… WHERE decision IS NULL`), uniqueness is a constraint whose violation is
+ * translated into the same `RunStoreError` the other stores throw, so the conformance suite holds
+ * for all three and no instance needs a lock of its own.
+ */
+export class PostgresRunStore implements RunStore {
+  readonly #pool: pg.Pool;
+  readonly #now: () => number;
+
+  private constructor(pool: pg.Pool, now: () => number) {
+    this.#pool = pool;
+    this.#now = now;
+  }
+
+  /** Migrates the tables (safe from several instances at once) and returns the store. */
+  static async open(pool: pg.Pool, options: PostgresRunStoreOptions = {}): Promise<PostgresRunStore> {
+    await migratePostgres(pool, POSTGRES_RUN_STORE_SCHEMA);
+    return new PostgresRunStore(pool, options.now ?? Date.now);
+  }
+
+  async createUser(name: string, options: { id?: string } = {}): Promise<User> {
+    const user: User = { id: options.id ?? createId('usr'), name, createdAt: this.#now() };
+    const inserted = await this.#pool.query(
+      'INSERT INTO users (id, name, created_at) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING',
+      [user.id, name, user.createdAt],
+    );
+    if (inserted.rowCount === 0)
+      throw new RunStoreError('already_exists', `user ${user.id} already exists`, { existingId: user.id });
+    return user;
+  }
+
+  async getUser(id: string): Promise<User | undefined> {
+    const row = await this.#one<UserRow>('SELECT id, name, created_at FROM users WHERE id = $1', [id]);
+    return row === undefined ? undefined : toUser(row);
+  }
+
+  async issueToken(userId: string, label?: string): Promise<string> {
+    const token = generateApiToken();
+    await this.addToken(userId, token, label);
+    return token;
+  }
+
+  async addToken(userId: string, token: string, label?: string): Promise<void> {
+    if (token.length === 0) throw new RunStoreError('invalid_argument', 'a token cannot be empty');
+    const tokenHash = hashApiToken(token);
+    if ((await this.getUser(userId)) === undefined) throw notFound('user', userId);
+    try {
+      const inserted = await this.#pool.query(
+        `INSERT INTO api_tokens (token_hash, user_id, label, created_at) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (token_hash) DO NOTHING`,
+        [tokenHash, userId, label ?? null, this.#now()],
+      );
+      if (inserted.rowCount === 1) return;
+    } catch (error) {
+      if (isPostgresError(error, FOREIGN_KEY_VIOLATION)) throw notFound('user', userId);
+      throw error;
+    }
+    const owner = await this.#one<{ user_id: string }>(
+      'SELECT user_id FROM api_tokens WHERE token_hash = $1',
+      [tokenHash],
+    );
+    // The demo token is added again at every start-up: for its own user that is a no-op.
+    if (owner?.user_id !== userId)
+      throw new RunStoreError('already_exists', 'that token belongs to another user');
+  }
+
+  async findUserByToken(token: string): Promise<User | undefined> {
+    if (token.length === 0) return undefined;
+    const row = await this.#one<UserRow>(
+      `SELECT users.id, users.name, users.created_at FROM api_tokens
+       JOIN users ON users.id = api_tokens.user_id WHERE api_tokens.token_hash = $1`,
+      [hashApiToken(token)],
+    );
+    return row === undefined ? undefined : toUser(row);
+  }
+
+  async createConversation(userId: string, title: string): Promise<Conversation> {
+    const now = this.#now();
+    const conversation: Conversation = {
+      id: createId('conv'),
+      userId,
+      title,
+      createdAt: now,
+      updatedAt: now,
+    };
+    try {
+      await this.#pool.query(
+        'INSERT INTO conversations (id, user_id, title, created_at, updated_at) VALUES ($1, $2, $3, $4, $5)',
+        [conversation.id, userId, title, now, now],
+      );
+    } catch (error) {
+      if (isPostgresError(error, FOREIGN_KEY_VIOLATION)) throw notFound('user', userId);
+      throw error;
+    }
+    return conversation;
+  }
+
+  async getConversation(id: string): Promise<Conversation | undefined> {
+    const row = await this.#one<ConversationRow>(
+      'SELECT id, user_id, title, created_at, updated_at FROM conversations WHERE id = $1',
+      [id],
+    );
+    return row === undefined ? undefined : toConversation(row);
+  }
+
+  async listConversations(userId: string): Promise<Conversation[]> {
+    const { rows } = await this.#pool.query<ConversationRow>(
+      `SELECT id, user_id, title, created_at, updated_at FROM conversations WHERE user_id = $1
+       ORDER BY updated_at DESC, ordinal DESC`,
+      [userId],
+    );
+    return rows.map(toConversation);
+  }
+
+  async renameConversation(id: string, title: string): Promise<void> {
+    const result = await this.#pool.query('UPDATE conversations SET title = $1 WHERE id = $2', [title, id]);
+    if (result.rowCount === 0) throw notFound('conversation', id);
+  }
+
+  async addUserMessage(
+    conversationId: string,
+    text: string,
+    clientMessageId?: string,
+  ): Promise<StoredMessage> {
+    const message: StoredMessage = {
+      id: createId('msg'),
+      conversationId,
+      role: 'user',
+      text,
+      createdAt: this.#now(),
+      ...(clientMessageId === undefined ? {} : { clientMessageId }),
+    };
+    await inTransaction(this.#pool, async (client) => {
+      await this.#requireConversation(client, conversationId);
+      // A retried POST loses to the first one on the unique index, without aborting the transaction.
+      const inserted = await client.query(
+        `INSERT INTO messages (id, conversation_id, role, text, client_message_id, created_at, updated_at)
+         VALUES ($1, $2, 'user', $3, $4, $5, $5)
+         ON CONFLICT (conversation_id, client_message_id) WHERE client_message_id IS NOT NULL DO NOTHING`,
+        [message.id, conversationId, text, clientMessageId ?? null, message.createdAt],
+      );
+      if (inserted.rowCount === 0) {
+        const existing = (
+          await client.query<{ id: string }>(
+            'SELECT id FROM messages WHERE conversation_id = $1 AND client_message_id = $2',
+            [conversationId, clientMessageId],
+          )
+        ).rows[0];
+        throw new RunStoreError(
+          'duplicate_client_message',
+          `conversation ${conversationId} already has message ${existing?.id} for client message ${clientMessageId}`,
+          existing === undefined ? {} : { existingId: existing.id },
+        );
+      }
+      await touchConversation(client, conversationId, message.createdAt);
+    });
+    return message;
+  }
+
+  async saveAssistantMessage(
+    conversationId: string,
+    messageId: string,
+    runId: string,
+    message: Message,
+  ): Promise<void> {
+    const now = this.#now();
+    const json = JSON.stringify(message);
+    await inTransaction(this.#pool, async (client) => {
+      await this.#requireConversation(client, conversationId);
+      const inserted = await client.query(
+        `INSERT INTO messages (id, conversation_id, role, run_id, message, status, last_seq, created_at, updated_at)
+         VALUES ($1, $2, 'assistant', $3, $4, $5, $6, $7, $7) ON CONFLICT (id) DO NOTHING`,
+        [messageId, conversationId, runId, json, message.status, message.lastSeq, now],
+      );
+      if (inserted.rowCount === 1) {
+        await touchConversation(client, conversationId, now);
+        return;
+      }
+      const existing = (
+        await client.query<Pick<MessageRow, 'conversation_id' | 'role' | 'run_id'>>(
+          'SELECT conversation_id, role, run_id FROM messages WHERE id = $1 FOR UPDATE',
+          [messageId],
+        )
+      ).rows[0];
+      if (existing === undefined) throw notFound('message', messageId);
+      assertSameAssistantMessage(
+        messageId,
+        { conversationId, runId },
+        { conversationId: existing.conversation_id, role: existing.role, runId: existing.run_id },
+      );
+      await client.query(
+        'UPDATE messages SET message = $1, status = $2, last_seq = $3, updated_at = $4 WHERE id = $5',
+        [json, message.status, message.lastSeq, now, messageId],
+      );
+    });
+  }
+
+  async listMessages(conversationId: string): Promise<StoredMessage[]> {
+    const { rows } = await this.#pool.query<MessageRow>(
+      `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE conversation_id = $1 ORDER BY ordinal`,
+      [conversationId],
+    );
+    return rows.map(toStoredMessage);
+  }
+
+  async createRun(run: Omit<RunRecord, 'createdAt' | 'updatedAt'>): Promise<RunRecord> {
+    const now = this.#now();
+    const record: RunRecord = { ...run, createdAt: now, updatedAt: now };
+    const conversation = await this.#one<Pick<ConversationRow, 'user_id'>>(
+      'SELECT user_id FROM conversations WHERE id = $1',
+      [run.conversationId],
+    );
+    if (conversation === undefined) throw notFound('conversation', run.conversationId);
+    if (conversation.user_id !== run.userId)
+      throw new RunStoreError(
+        'conflict',
+        `run ${run.id} names user ${run.userId}, but conversation ${run.conversationId} belongs to another user`,
+      );
+    try {
+      const inserted = await this.#pool.query(
+        `INSERT INTO runs (${RUN_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+         ON CONFLICT (id) DO NOTHING`,
+        [
+          record.id,
+          record.conversationId,
+          record.messageId,
+          record.userId,
+          record.status,
+          record.cancelReason,
+          record.lastSeq,
+          record.leaseOwner,
+          record.leaseExpiresAt,
+          now,
+          now,
+        ],
+      );
+      if (inserted.rowCount === 0)
+        throw new RunStoreError('already_exists', `run ${run.id} already exists`, { existingId: run.id });
+    } catch (error) {
+      throw await this.#translateActiveRunConflict(error, run.conversationId, run.id);
+    }
+    return { ...record };
+  }
+
+  async getRun(id: string): Promise<RunRecord | undefined> {
+    const row = await this.#one<RunRow>(`SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1`, [id]);
+    return row === undefined ? undefined : toRunRecord(row);
+  }
+
+  async updateRun(id: string, patch: Parameters<RunStore['updateRun']>[1]): Promise<RunRecord> {
+    const assignments: string[] = [];
+    const values: unknown[] = [];
+    for (const [field, column] of Object.entries(RUN_PATCH_COLUMNS)) {
+      const value = patch[field as keyof typeof RUN_PATCH_COLUMNS];
+      if (value === undefined) continue;
+      values.push(value);
+      assignments.push(`${column} = $${values.length}`);
+    }
+    values.push(this.#now());
+    assignments.push(`updated_at = $${values.length}`);
+    values.push(id);
+    let row: RunRow | undefined;
+    try {
+      row = (
+        await this.#pool.query<RunRow>(
+          `UPDATE runs SET ${assignments.join(', ')} WHERE id = $${values.length} RETURNING ${RUN_COLUMNS}`,
+          values,
+        )
+      ).rows[0];
+    } catch (error) {
+      const run = await this.getRun(id);
+      throw run === undefined ? error : await this.#translateActiveRunConflict(error, run.conversationId, id);
+    }
+    if (row === undefined) throw notFound('run', id);
+    return toRunRecord(row);
+  }
+
+  async findActiveRun(conversationId: string): Promise<RunRecord | undefined> {
+    const row = await this.#one<RunRow>(
+      `SELECT ${RUN_COLUMNS} FROM runs WHERE conversation_id = $1 AND status IN ('running', 'paused')
+       ORDER BY ordinal DESC LIMIT 1`,
+      [conversationId],
+    );
+    return row === undefined ? undefined : toRunRecord(row);
+  }
+
+  async listRunsByStatus(status: RunStatus): Promise<RunRecord[]> {
+    const { rows } = await this.#pool.query<RunRow>(
+      `SELECT ${RUN_COLUMNS} FROM runs WHERE status = $1 ORDER BY ordinal`,
+      [status],
+    );
+    return rows.map(toRunRecord);
+  }
+
+  async saveCheckpoint(runId: string, checkpoint: unknown): Promise<void> {
+    const result = await this.#pool.query('UPDATE runs SET checkpoint = $1, updated_at = $2 WHERE id = $3', [
+      checkpoint === null ? null : toJson(checkpoint),
+      this.#now(),
+      runId,
+    ]);
+    if (result.rowCount === 0) throw notFound('run', runId);
+  }
+
+  async getCheckpoint(runId: string): Promise<unknown> {
+    const row = await this.#one<{ checkpoint: string | null }>('SELECT checkpoint FROM runs WHERE id = $1', [
+      runId,
+    ]);
+    return row === undefined ? undefined : fromJson(row.checkpoint);
+  }
+
+  async saveToolCall(call: Omit<ToolCallRecord, 'createdAt' | 'updatedAt'>): Promise<void> {
+    const now = this.#now();
+    try {
+      // As in SQLite: a decision is only ever added, and `executed` and `host_result` belong to
+      // `claimExecution` and `recordToolResult` alone, so a stale copy never erases them.
+      await this.#pool.query(
+        `INSERT INTO tool_calls (run_id, tool_call_id, name, args, effect, status, decision, result, error,
+           created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)
+         ON CONFLICT (run_id, tool_call_id) DO UPDATE SET
+           name = excluded.name, args = excluded.args, effect = excluded.effect, status = excluded.status,
+           decision = COALESCE(tool_calls.decision, excluded.decision), result = excluded.result,
+           error = excluded.error, updated_at = excluded.updated_at`,
+        [
+          call.runId,
+          call.toolCallId,
+          call.name,
+          toJson(call.args),
+          call.effect,
+          call.status,
+          call.decision === null ? null : JSON.stringify(call.decision),
+          toJson(call.result),
+          toJson(call.error),
+          now,
+        ],
+      );
+    } catch (error) {
+      if (isPostgresError(error, FOREIGN_KEY_VIOLATION)) throw notFound('run', call.runId);
+      throw error;
+    }
+  }
+
+  async getToolCall(runId: string, toolCallId: string): Promise<ToolCallRecord | undefined> {
+    const row = await this.#one<ToolCallRow>(
+      `SELECT ${TOOL_CALL_COLUMNS} FROM tool_calls WHERE run_id = $1 AND tool_call_id = $2`,
+      [runId, toolCallId],
+    );
+    return row === undefined ? undefined : toToolCallRecord(row);
+  }
+
+  async listToolCalls(runId: string): Promise<ToolCallRecord[]> {
+    const { rows } = await this.#pool.query<ToolCallRow>(
+      `SELECT ${TOOL_CALL_COLUMNS} FROM tool_calls WHERE run_id = $1 ORDER BY ordinal`,
+      [runId],
+    );
+    return rows.map(toToolCallRecord);
+  }
+
+  async decide(
+    runId: string,
+    toolCallId: string,
+    decision: Decision,
+  ): Promise<{ applied: boolean; decision: Decision }> {
+    const json = JSON.stringify(decision);
+    // The conditional UPDATE is the single-use guard: whichever instance changes the row first wins.
+    const applied = await this.#pool.query(
+      `UPDATE tool_calls SET decision = $1, updated_at = $2
+       WHERE run_id = $3 AND tool_call_id = $4 AND decision IS NULL`,
+      [json, this.#now(), runId, toolCallId],
+    );
+    if (applied.rowCount === 1) return { applied: true, decision: JSON.parse(json) as Decision };
+    const row = await this.#one<Pick<ToolCallRow, 'decision'>>(
+      'SELECT decision FROM tool_calls WHERE run_id = $1 AND tool_call_id = $2',
+      [runId, toolCallId],
+    );
+    if (row === undefined) throw notFound('tool call', `${runId}/${toolCallId}`);
+    return { applied: false, decision: fromJson(row.decision) as Decision };
+  }
+
+  async claimExecution(runId: string, toolCallId: string): Promise<boolean> {
+    const claimed = await this.#pool.query(
+      `UPDATE tool_calls SET executed = TRUE, updated_at = $1
+       WHERE run_id = $2 AND tool_call_id = $3 AND NOT executed`,
+      [this.#now(), runId, toolCallId],
+    );
+    if (claimed.rowCount === 1) return true;
+    if (
+      await this.#one('SELECT 1 FROM tool_calls WHERE run_id = $1 AND tool_call_id = $2', [runId, toolCallId])
+    )
+      return false;
+    throw notFound('tool call', `${runId}/${toolCallId}`);
+  }
+
+  async recordToolResult(
+    runId: string,
+    toolCallId: string,
+    result: HostToolResult,
+  ): Promise<{ applied: boolean; existing: HostToolResult }> {
+    const json = JSON.stringify(hostToolResult(result));
+    const applied = await this.#pool.query(
+      `UPDATE tool_calls SET host_result = $1, updated_at = $2
+       WHERE run_id = $3 AND tool_call_id = $4 AND effect = 'host' AND host_result IS NULL`,
+      [json, this.#now(), runId, toolCallId],
+    );
+    if (applied.rowCount === 1) return { applied: true, existing: JSON.parse(json) as HostToolResult };
+    const row = await this.#one<Pick<ToolCallRow, 'effect' | 'host_result'>>(
+      'SELECT effect, host_result FROM tool_calls WHERE run_id = $1 AND tool_call_id = $2',
+      [runId, toolCallId],
+    );
+    if (row === undefined) throw notFound('tool call', `${runId}/${toolCallId}`);
+    if (row.effect !== 'host' || row.host_result === null) throw notHostCall(runId, toolCallId, row.effect);
+    return { applied: false, existing: fromJson(row.host_result) as HostToolResult };
+  }
+
+  async #one<Row extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<Row | undefined> {
+    return (await this.#pool.query<Row>(text, values)).rows[0];
+  }
+
+  async #requireConversation(client: pg.PoolClient, conversationId: string): Promise<void> {
+    const found = await client.query('SELECT 1 FROM conversations WHERE id = $1', [conversationId]);
+    if (found.rowCount === 0) throw notFound('conversation', conversationId);
+  }
+
+  /** The one-active-run index refused the write: name the run that holds the conversation. */
+  async #translateActiveRunConflict(error: unknown, conversationId: string, runId: string): Promise<unknown> {
+    if (!isPostgresError(error, UNIQUE_VIOLATION, ONE_ACTIVE_RUN)) return error;
+    const active = await this.#one<{ id: string }>(
+      `SELECT id FROM runs WHERE conversation_id = $1 AND id != $2 AND status IN ('running', 'paused') LIMIT 1`,
+      [conversationId, runId],
+    );
+    return activeRunExists(conversationId, active?.id ?? 'another run');
+  }
+}
+
+async function touchConversation(client: pg.PoolClient, conversationId: string, at: number): Promise<void> {
+  await client.query('UPDATE conversations SET updated_at = $1 WHERE id = $2', [at, conversationId]);
+}
