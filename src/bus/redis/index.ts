@@ -1,0 +1,3 @@
+/** The bus on Redis (ioredis): connections that fail fast, and the event log on Redis Streams. */
+export * from './redis-connection.ts';
+export * from './redis-event-log.ts';

@@ -1,0 +1,44 @@
+import { Redis } from 'ioredis';
+
+export interface OpenRedisOptions {
+  /** How long to wait for the first connection before giving up. Default 5,000 ms. */
+  connectTimeoutMs?: number;
+}
+
+/**
+ * A connection to `url`, checked with a PING so a wrong URL fails at start, not at first use. After
+ * that it reconnects by itself; while it is down, commands fail at once (no offline queue and one
+ * attempt per request) instead of piling up in memory behind a run that waits.
+ */
+export async function openRedis(url: string, options: OpenRedisOptions = {}): Promise<Redis> {
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    connectTimeout: options.connectTimeoutMs ?? 5000,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
+  });
+  // Errors while reconnecting are reported per command; an unhandled 'error' would crash the process.
+  redis.on('error', () => undefined);
+  try {
+    await redis.connect();
+    await redis.ping();
+  } catch (error) {
+    redis.disconnect();
+    throw new Error(`Redis at ${redactRedisUrl(url)} is unreachable: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+  return redis;
+}
+
+/** The URL without its password, for messages and logs. */
+export function redactRedisUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== '') parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '(an unparsable URL)';
+  }
+}

@@ -1,0 +1,3 @@
+/** Test support for the bus: the conformance suites every implementation runs, and Redis for tests. */
+export * from './event-log-conformance.ts';
+export * from './redis-for-tests.ts';
