@@ -5,6 +5,9 @@ import type {
   Conversation,
   Decision,
   HostToolResult,
+  NewRun,
+  RunCondition,
+  RunPatch,
   RunRecord,
   RunStatus,
   RunStore,
@@ -18,6 +21,7 @@ import {
   assertSameAssistantMessage,
   hostToolResult,
   isActive,
+  meetsCondition,
   notFound,
   notHostCall,
 } from './run-store-rules.ts';
@@ -200,7 +204,7 @@ export class MemoryRunStore implements RunStore {
       );
   }
 
-  async createRun(run: Omit<RunRecord, 'createdAt' | 'updatedAt'>): Promise<RunRecord> {
+  async createRun(run: NewRun): Promise<RunRecord> {
     if (this.#runs.has(run.id))
       throw new RunStoreError('already_exists', `run ${run.id} already exists`, { existingId: run.id });
     const conversation = this.#requireConversation(run.conversationId);
@@ -221,6 +225,7 @@ export class MemoryRunStore implements RunStore {
       lastSeq: run.lastSeq,
       leaseOwner: run.leaseOwner,
       leaseExpiresAt: run.leaseExpiresAt,
+      stopRequested: null,
       createdAt: now,
       updatedAt: now,
     };
@@ -233,12 +238,21 @@ export class MemoryRunStore implements RunStore {
     return run === undefined ? undefined : { ...run };
   }
 
-  async updateRun(
-    id: string,
-    patch: Partial<Pick<RunRecord, 'status' | 'cancelReason' | 'lastSeq' | 'leaseOwner' | 'leaseExpiresAt'>>,
-  ): Promise<RunRecord> {
+  async updateRun(id: string, patch: RunPatch): Promise<RunRecord> {
     const run = this.#runs.get(id);
     if (run === undefined) throw notFound('run', id);
+    return this.#patchRun(run, patch);
+  }
+
+  async transitionRun(id: string, condition: RunCondition, patch: RunPatch): Promise<RunRecord | undefined> {
+    const run = this.#runs.get(id);
+    if (run === undefined) throw notFound('run', id);
+    if (!meetsCondition(run, condition)) return undefined;
+    return this.#patchRun(run, patch);
+  }
+
+  #patchRun(run: RunRecord, patch: RunPatch): RunRecord {
+    const id = run.id;
     if (patch.status !== undefined && isActive(patch.status))
       this.#assertNoOtherActiveRun(run.conversationId, id);
     if (patch.status !== undefined) run.status = patch.status;
@@ -246,6 +260,7 @@ export class MemoryRunStore implements RunStore {
     if (patch.lastSeq !== undefined) run.lastSeq = patch.lastSeq;
     if (patch.leaseOwner !== undefined) run.leaseOwner = patch.leaseOwner;
     if (patch.leaseExpiresAt !== undefined) run.leaseExpiresAt = patch.leaseExpiresAt;
+    if (patch.stopRequested !== undefined) run.stopRequested = patch.stopRequested;
     run.updatedAt = this.#now();
     return { ...run };
   }

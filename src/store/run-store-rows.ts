@@ -48,6 +48,7 @@ export interface RunRow {
   last_seq: number;
   lease_owner: string | null;
   lease_expires_at: number | null;
+  stop_requested: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -123,6 +124,7 @@ export function toRunRecord(row: RunRow): RunRecord {
     lastSeq: row.last_seq,
     leaseOwner: row.lease_owner,
     leaseExpiresAt: row.lease_expires_at,
+    stopRequested: row.stop_requested,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

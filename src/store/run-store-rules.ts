@@ -1,4 +1,4 @@
-import type { HostToolResult, RunStatus } from './run-store.ts';
+import type { HostToolResult, RunCondition, RunRecord, RunStatus } from './run-store.ts';
 import { RunStoreError } from './run-store-error.ts';
 
 /** Rules both stores enforce the same way, so the conformance suite holds for each. */
@@ -59,4 +59,18 @@ export function hostToolResult(result: HostToolResult): HostToolResult {
       'a host result has exactly one of output and error, a string',
     );
   return 'output' in result ? { output: result.output } : { error: result.error };
+}
+
+/** Whether `run` meets `condition` (the stores that check in code: memory, SQLite). */
+export function meetsCondition(run: RunRecord, condition: RunCondition): boolean {
+  if (condition.status !== undefined && !condition.status.includes(run.status)) return false;
+  if (condition.leaseOwner !== undefined && run.leaseOwner !== condition.leaseOwner) return false;
+  if (
+    condition.leaseExpiredBefore !== undefined &&
+    run.leaseExpiresAt !== null &&
+    run.leaseExpiresAt >= condition.leaseExpiredBefore
+  )
+    return false;
+  if (condition.noStopRequested === true && run.stopRequested !== null) return false;
+  return true;
 }

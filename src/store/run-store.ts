@@ -47,8 +47,37 @@ export interface RunRecord {
   /** Which server instance drives the run, until when; a run whose lease lapsed was orphaned. */
   leaseOwner: string | null;
   leaseExpiresAt: number | null;
+  /**
+   * A stop asked for on an instance that does not drive the run (its reason): the owner sees it
+   * when notified or at its next lease renewal, and stops the run with that reason.
+   */
+  stopRequested: string | null;
   createdAt: number;
   updatedAt: number;
+}
+
+/** What `createRun` takes: the record without what the store stamps or what only a later write sets. */
+export type NewRun = Omit<RunRecord, 'createdAt' | 'updatedAt' | 'stopRequested'>;
+
+/** The fields a run update may change. */
+export type RunPatch = Partial<
+  Pick<RunRecord, 'status' | 'cancelReason' | 'lastSeq' | 'leaseOwner' | 'leaseExpiresAt' | 'stopRequested'>
+>;
+
+/**
+ * The condition of a compare-and-set on a run (`transitionRun`): every part given must hold. This is
+ * what decides between instances: which one resumes a paused run, renews or takes over a lease,
+ * or finishes a run, without any lock of their own.
+ */
+export interface RunCondition {
+  /** The run's status is one of these. */
+  status?: readonly RunStatus[];
+  /** The lease is held by this instance (`null`: by nobody). */
+  leaseOwner?: string | null;
+  /** The lease lapsed before this time, epoch milliseconds, or there is none. */
+  leaseExpiredBefore?: number;
+  /** No stop has been requested yet. */
+  noStopRequested?: boolean;
 }
 
 export type ToolCallStatus =
@@ -118,12 +147,15 @@ export interface RunStore {
   ): Promise<void>;
   listMessages(conversationId: string): Promise<StoredMessage[]>;
 
-  createRun(run: Omit<RunRecord, 'createdAt' | 'updatedAt'>): Promise<RunRecord>;
+  createRun(run: NewRun): Promise<RunRecord>;
   getRun(id: string): Promise<RunRecord | undefined>;
-  updateRun(
-    id: string,
-    patch: Partial<Pick<RunRecord, 'status' | 'cancelReason' | 'lastSeq' | 'leaseOwner' | 'leaseExpiresAt'>>,
-  ): Promise<RunRecord>;
+  updateRun(id: string, patch: RunPatch): Promise<RunRecord>;
+  /**
+   * Apply `patch` only if the run meets `condition`, atomically: the updated run, or `undefined`
+   * when the condition failed (another instance got there first). Fails with `not_found` for an
+   * unknown run and `active_run_exists` as `updateRun` does.
+   */
+  transitionRun(id: string, condition: RunCondition, patch: RunPatch): Promise<RunRecord | undefined>;
   /** The conversation's run that is still `running` or `paused`, if any. */
   findActiveRun(conversationId: string): Promise<RunRecord | undefined>;
   listRunsByStatus(status: RunStatus): Promise<RunRecord[]>;

@@ -1,4 +1,4 @@
-import type { RunStore, ToolCallRecord } from './run-store.ts';
+import type { RunPatch, ToolCallRecord } from './run-store.ts';
 import { toJson } from './run-store-rows.ts';
 
 /** The SQLite store's statements and their parameters. */
@@ -6,11 +6,9 @@ import { toJson } from './run-store-rows.ts';
 export const MESSAGE_COLUMNS =
   'id, conversation_id, role, text, client_message_id, run_id, message, created_at';
 export const RUN_COLUMNS =
-  'id, conversation_id, message_id, user_id, status, cancel_reason, last_seq, lease_owner, lease_expires_at, created_at, updated_at';
+  'id, conversation_id, message_id, user_id, status, cancel_reason, last_seq, lease_owner, lease_expires_at, stop_requested, created_at, updated_at';
 export const TOOL_CALL_COLUMNS =
   'run_id, tool_call_id, name, args, effect, status, decision, result, error, host_result, created_at, updated_at';
-
-export type RunPatch = Parameters<RunStore['updateRun']>[1];
 
 /**
  * One static statement for every patch: a `set_*` flag says whether the patch names the column, so
@@ -22,6 +20,7 @@ export const PATCH_RUN = `UPDATE runs SET
     last_seq = CASE WHEN @set_last_seq THEN @last_seq ELSE last_seq END,
     lease_owner = CASE WHEN @set_lease_owner THEN @lease_owner ELSE lease_owner END,
     lease_expires_at = CASE WHEN @set_lease_expires_at THEN @lease_expires_at ELSE lease_expires_at END,
+    stop_requested = CASE WHEN @set_stop_requested THEN @stop_requested ELSE stop_requested END,
     updated_at = @updated_at
   WHERE id = @id`;
 
@@ -34,6 +33,7 @@ export function runPatchParameters(id: string, patch: RunPatch, now: number): Re
     ...patchParameter('last_seq', patch.lastSeq),
     ...patchParameter('lease_owner', patch.leaseOwner),
     ...patchParameter('lease_expires_at', patch.leaseExpiresAt),
+    ...patchParameter('stop_requested', patch.stopRequested),
   };
 }
 

@@ -87,6 +87,8 @@ export const RUN_STORE_MIGRATIONS: readonly string[] = [
   'ALTER TABLE runs ADD COLUMN checkpoint TEXT;',
   // A host tool call's submitted result, written once by `recordToolResult` (never by saveToolCall).
   'ALTER TABLE tool_calls ADD COLUMN host_result TEXT;',
+  // A stop asked for on an instance that does not drive the run, for its owner to apply.
+  'ALTER TABLE runs ADD COLUMN stop_requested TEXT;',
 ];
 
 /**

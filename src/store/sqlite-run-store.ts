@@ -6,6 +6,9 @@ import type {
   Conversation,
   Decision,
   HostToolResult,
+  NewRun,
+  RunCondition,
+  RunPatch,
   RunRecord,
   RunStatus,
   RunStore,
@@ -33,6 +36,7 @@ import {
   assertSameAssistantMessage,
   hostToolResult,
   isActive,
+  meetsCondition,
   notFound,
   notHostCall,
 } from './run-store-rules.ts';
@@ -40,7 +44,6 @@ import {
   MESSAGE_COLUMNS,
   PATCH_RUN,
   RUN_COLUMNS,
-  type RunPatch,
   runPatchParameters,
   TOOL_CALL_COLUMNS,
   toolCallParameters,
@@ -248,9 +251,9 @@ export class SqliteRunStore implements RunStore {
     return rows.map(toStoredMessage);
   }
 
-  async createRun(run: Omit<RunRecord, 'createdAt' | 'updatedAt'>): Promise<RunRecord> {
+  async createRun(run: NewRun): Promise<RunRecord> {
     const now = this.#now();
-    const record: RunRecord = { ...run, createdAt: now, updatedAt: now };
+    const record: RunRecord = { ...run, stopRequested: null, createdAt: now, updatedAt: now };
     this.#immediate(() => {
       if (this.#sql('SELECT 1 FROM runs WHERE id = ?').get(run.id) !== undefined)
         throw new RunStoreError('already_exists', `run ${run.id} already exists`, { existingId: run.id });
@@ -263,7 +266,7 @@ export class SqliteRunStore implements RunStore {
       if (isActive(run.status)) this.#assertNoOtherActiveRun(run.conversationId, run.id);
       this.#sql(
         `INSERT INTO runs (${RUN_COLUMNS}) VALUES (@id, @conversationId, @messageId, @userId, @status,
-           @cancelReason, @lastSeq, @leaseOwner, @leaseExpiresAt, @createdAt, @updatedAt)`,
+           @cancelReason, @lastSeq, @leaseOwner, @leaseExpiresAt, @stopRequested, @createdAt, @updatedAt)`,
       ).run(record);
     });
     return { ...record };
@@ -281,6 +284,20 @@ export class SqliteRunStore implements RunStore {
         | Pick<RunRow, 'conversation_id'>
         | undefined;
       if (row === undefined) throw notFound('run', id);
+      if (patch.status !== undefined && isActive(patch.status))
+        this.#assertNoOtherActiveRun(row.conversation_id, id);
+      this.#sql(PATCH_RUN).run(runPatchParameters(id, patch, now));
+      return toRunRecord(this.#sql(`SELECT ${RUN_COLUMNS} FROM runs WHERE id = ?`).get(id) as RunRow);
+    });
+  }
+
+  async transitionRun(id: string, condition: RunCondition, patch: RunPatch): Promise<RunRecord | undefined> {
+    const now = this.#now();
+    return this.#immediate(() => {
+      // Read and write under the file's write lock: no other process can move the run in between.
+      const row = this.#sql(`SELECT ${RUN_COLUMNS} FROM runs WHERE id = ?`).get(id) as RunRow | undefined;
+      if (row === undefined) throw notFound('run', id);
+      if (!meetsCondition(toRunRecord(row), condition)) return undefined;
       if (patch.status !== undefined && isActive(patch.status))
         this.#assertNoOtherActiveRun(row.conversation_id, id);
       this.#sql(PATCH_RUN).run(runPatchParameters(id, patch, now));

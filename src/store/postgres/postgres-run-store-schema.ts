@@ -61,6 +61,7 @@ export const POSTGRES_RUN_STORE_SCHEMA: PostgresSchema = {
        last_seq INTEGER NOT NULL,
        lease_owner TEXT,
        lease_expires_at BIGINT,
+       stop_requested TEXT,
        checkpoint TEXT,
        created_at BIGINT NOT NULL,
        updated_at BIGINT NOT NULL

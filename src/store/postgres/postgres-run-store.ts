@@ -6,6 +6,9 @@ import type {
   Conversation,
   Decision,
   HostToolResult,
+  NewRun,
+  RunCondition,
+  RunPatch,
   RunRecord,
   RunStatus,
   RunStore,
@@ -41,7 +44,7 @@ import { POSTGRES_RUN_STORE_SCHEMA } from './postgres-run-store-schema.ts';
 
 const MESSAGE_COLUMNS = 'id, conversation_id, role, text, client_message_id, run_id, message, created_at';
 const RUN_COLUMNS =
-  'id, conversation_id, message_id, user_id, status, cancel_reason, last_seq, lease_owner, lease_expires_at, created_at, updated_at';
+  'id, conversation_id, message_id, user_id, status, cancel_reason, last_seq, lease_owner, lease_expires_at, stop_requested, created_at, updated_at';
 const TOOL_CALL_COLUMNS =
   'run_id, tool_call_id, name, args, effect, status, decision, result, error, host_result, created_at, updated_at';
 const ONE_ACTIVE_RUN = 'runs_one_active_per_conversation';
@@ -53,6 +56,7 @@ const RUN_PATCH_COLUMNS = {
   lastSeq: 'last_seq',
   leaseOwner: 'lease_owner',
   leaseExpiresAt: 'lease_expires_at',
+  stopRequested: 'stop_requested',
 } as const;
 
 export interface PostgresRunStoreOptions {
@@ -267,9 +271,9 @@ export class PostgresRunStore implements RunStore {
     return rows.map(toStoredMessage);
   }
 
-  async createRun(run: Omit<RunRecord, 'createdAt' | 'updatedAt'>): Promise<RunRecord> {
+  async createRun(run: NewRun): Promise<RunRecord> {
     const now = this.#now();
-    const record: RunRecord = { ...run, createdAt: now, updatedAt: now };
+    const record: RunRecord = { ...run, stopRequested: null, createdAt: now, updatedAt: now };
     const conversation = await this.#one<Pick<ConversationRow, 'user_id'>>(
       'SELECT user_id FROM conversations WHERE id = $1',
       [run.conversationId],
@@ -282,7 +286,7 @@ export class PostgresRunStore implements RunStore {
       );
     try {
       const inserted = await this.#pool.query(
-        `INSERT INTO runs (${RUN_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+        `INSERT INTO runs (${RUN_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, NULL, $10, $11)
          ON CONFLICT (id) DO NOTHING`,
         [
           record.id,
@@ -311,32 +315,51 @@ export class PostgresRunStore implements RunStore {
     return row === undefined ? undefined : toRunRecord(row);
   }
 
-  async updateRun(id: string, patch: Parameters<RunStore['updateRun']>[1]): Promise<RunRecord> {
-    const assignments: string[] = [];
+  async updateRun(id: string, patch: RunPatch): Promise<RunRecord> {
+    const updated = await this.#patchRun(id, {}, patch);
+    if (updated === undefined) throw notFound('run', id);
+    return updated;
+  }
+
+  async transitionRun(id: string, condition: RunCondition, patch: RunPatch): Promise<RunRecord | undefined> {
+    const updated = await this.#patchRun(id, condition, patch);
+    if (updated === undefined && (await this.getRun(id)) === undefined) throw notFound('run', id);
+    return updated;
+  }
+
+  /** One UPDATE whose WHERE clause is the condition: PostgreSQL decides which instance wins. */
+  async #patchRun(id: string, condition: RunCondition, patch: RunPatch): Promise<RunRecord | undefined> {
     const values: unknown[] = [];
+    const parameter = (value: unknown) => {
+      values.push(value);
+      return `$${values.length}`;
+    };
+    const assignments: string[] = [];
     for (const [field, column] of Object.entries(RUN_PATCH_COLUMNS)) {
       const value = patch[field as keyof typeof RUN_PATCH_COLUMNS];
-      if (value === undefined) continue;
-      values.push(value);
-      assignments.push(`${column} = $${values.length}`);
+      if (value !== undefined) assignments.push(`${column} = ${parameter(value)}`);
     }
-    values.push(this.#now());
-    assignments.push(`updated_at = $${values.length}`);
-    values.push(id);
-    let row: RunRow | undefined;
+    assignments.push(`updated_at = ${parameter(this.#now())}`);
+    const conditions = [`id = ${parameter(id)}`];
+    if (condition.status !== undefined) conditions.push(`status = ANY(${parameter([...condition.status])})`);
+    if (condition.leaseOwner !== undefined)
+      conditions.push(`lease_owner IS NOT DISTINCT FROM ${parameter(condition.leaseOwner)}`);
+    if (condition.leaseExpiredBefore !== undefined)
+      conditions.push(
+        `(lease_expires_at IS NULL OR lease_expires_at < ${parameter(condition.leaseExpiredBefore)})`,
+      );
+    if (condition.noStopRequested === true) conditions.push('stop_requested IS NULL');
     try {
-      row = (
-        await this.#pool.query<RunRow>(
-          `UPDATE runs SET ${assignments.join(', ')} WHERE id = $${values.length} RETURNING ${RUN_COLUMNS}`,
-          values,
-        )
-      ).rows[0];
+      const { rows } = await this.#pool.query<RunRow>(
+        `UPDATE runs SET ${assignments.join(', ')} WHERE ${conditions.join(' AND ')} RETURNING ${RUN_COLUMNS}`,
+        values,
+      );
+      const row = rows[0];
+      return row === undefined ? undefined : toRunRecord(row);
     } catch (error) {
       const run = await this.getRun(id);
       throw run === undefined ? error : await this.#translateActiveRunConflict(error, run.conversationId, id);
     }
-    if (row === undefined) throw notFound('run', id);
-    return toRunRecord(row);
   }
 
   async findActiveRun(conversationId: string): Promise<RunRecord | undefined> {

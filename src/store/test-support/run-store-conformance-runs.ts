@@ -27,6 +27,7 @@ export function describeRunAndToolCallConformance(get: () => RunStoreHarness): v
         lastSeq: 0,
         leaseOwner: null,
         leaseExpiresAt: null,
+        stopRequested: null,
         createdAt: clock.now(),
         updatedAt: clock.now(),
       });
@@ -81,6 +82,105 @@ export function describeRunAndToolCallConformance(get: () => RunStoreHarness): v
       expect(cancelled.createdAt).toBe(run.createdAt);
       clock.advance(1);
       expect(await store.updateRun(run.id, {})).toEqual({ ...cancelled, updatedAt: clock.now() });
+    });
+
+    it('moves a run only when the condition holds: status, lease holder, lapsed lease, no stop yet', async () => {
+      const { store, clock } = get();
+      const { run } = await get().run('paused');
+      await expectStoreError(store.transitionRun('run_nope', {}, { status: 'failed' }), 'not_found');
+      // Resuming a paused run: one instance claims it with its lease.
+      const claimed = await store.transitionRun(
+        run.id,
+        { status: ['paused'] },
+        { status: 'running', leaseOwner: 'instance-a', leaseExpiresAt: clock.now() + 10_000 },
+      );
+      expect(claimed).toMatchObject({ status: 'running', leaseOwner: 'instance-a' });
+      expect(
+        await store.transitionRun(
+          run.id,
+          { status: ['paused'] },
+          { status: 'running', leaseOwner: 'instance-b' },
+        ),
+      ).toBeUndefined();
+      // Renewal by the holder only.
+      expect(
+        await store.transitionRun(
+          run.id,
+          { status: ['running'], leaseOwner: 'instance-b' },
+          { leaseExpiresAt: 1 },
+        ),
+      ).toBeUndefined();
+      expect(
+        await store.transitionRun(
+          run.id,
+          { status: ['running'], leaseOwner: 'instance-a' },
+          { leaseExpiresAt: clock.now() + 20_000 },
+        ),
+      ).toMatchObject({ leaseExpiresAt: clock.now() + 20_000 });
+      // A takeover waits for the lease to lapse.
+      const takeOver = () =>
+        store.transitionRun(
+          run.id,
+          { status: ['running'], leaseExpiredBefore: clock.now() },
+          { leaseOwner: 'instance-b', leaseExpiresAt: clock.now() + 10_000 },
+        );
+      expect(await takeOver()).toBeUndefined();
+      clock.advance(20_001);
+      expect(await takeOver()).toMatchObject({ leaseOwner: 'instance-b' });
+      // A stop request is recorded once: the first reason stands.
+      expect(
+        await store.transitionRun(
+          run.id,
+          { status: ['running'], noStopRequested: true },
+          { stopRequested: 'user_stop' },
+        ),
+      ).toMatchObject({ stopRequested: 'user_stop' });
+      expect(
+        await store.transitionRun(
+          run.id,
+          { status: ['running'], noStopRequested: true },
+          { stopRequested: 'other' },
+        ),
+      ).toBeUndefined();
+      // Clearing the lease with an explicit null, and matching "held by nobody".
+      await store.transitionRun(
+        run.id,
+        { leaseOwner: 'instance-b' },
+        { status: 'cancelled', leaseOwner: null },
+      );
+      expect(
+        await store.transitionRun(run.id, { leaseOwner: null }, { cancelReason: 'user_stop' }),
+      ).toMatchObject({
+        status: 'cancelled',
+        leaseOwner: null,
+        cancelReason: 'user_stop',
+        stopRequested: 'user_stop',
+      });
+    });
+
+    it('lets exactly one of many racing instances claim a paused run', async () => {
+      const { store } = get();
+      const { run } = await get().run('paused');
+      const outcomes = await Promise.all(
+        Array.from({ length: 12 }, (_, index) =>
+          store.transitionRun(
+            run.id,
+            { status: ['paused'] },
+            { status: 'running', leaseOwner: `instance-${index}` },
+          ),
+        ),
+      );
+      expect(outcomes.filter((outcome) => outcome !== undefined)).toHaveLength(1);
+    });
+
+    it('refuses to make a run active by a transition while its conversation has another active run', async () => {
+      const { store } = get();
+      const { run, conversation } = await get().run('completed');
+      await get().run('running', conversation);
+      await expectStoreError(
+        store.transitionRun(run.id, { status: ['completed'] }, { status: 'paused' }),
+        'active_run_exists',
+      );
     });
 
     it('fails with not_found when updating an unknown run', async () => {
