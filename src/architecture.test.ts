@@ -23,7 +23,8 @@ const ALLOWED_IMPORTS: Record<string, readonly string[]> = {
   runtime: ['shared', 'protocol', 'models', 'retrieval', 'store', 'bus'],
   client: ['shared', 'protocol'],
   server: ['shared', 'protocol', 'runtime', 'models', 'retrieval', 'store', 'bus', 'domains'],
-  domains: ['shared', 'protocol', 'runtime', 'models', 'retrieval'],
+  // A domain keeps its own tables (NovaShop's orders) with the store's engines and migrations.
+  domains: ['shared', 'protocol', 'runtime', 'models', 'retrieval', 'store'],
   cli: [
     'shared',
     'protocol',

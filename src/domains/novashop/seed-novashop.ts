@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3';
-import { type NewOrder, type Product, SqliteOrderRepository } from './sqlite-order-repository.ts';
+import type { NewOrder, Product } from './order-rows.ts';
+import { SqliteOrderRepository } from './sqlite-order-repository.ts';
 
 /** The catalogue, as knowledge/products/*.md lists it (SKUs, prices, stock). */
 export const NOVASHOP_PRODUCTS: readonly Product[] = [
@@ -148,5 +149,25 @@ export function seedNovaShop(
   const repository = target instanceof SqliteOrderRepository ? target : new SqliteOrderRepository(target);
   const productsInserted = repository.insertProducts(NOVASHOP_PRODUCTS);
   const ordersInserted = repository.insertOrders(userId, novaShopDemoOrders(options.now ?? new Date()));
+  return { productsInserted, ordersInserted };
+}
+
+/** Where the seed can be written asynchronously: `PostgresOrderRepository`. */
+export interface AsyncSeedTarget {
+  insertProducts(products: readonly Product[]): Promise<number>;
+  insertOrders(userId: string, orders: readonly NewOrder[]): Promise<number>;
+}
+
+/**
+ * `seedNovaShop` for a store whose writes are asynchronous, with the same catalogue and orders.
+ * Idempotent in the same way, also when two instances seed at once (each row is inserted once).
+ */
+export async function seedNovaShopAsync(
+  repository: AsyncSeedTarget,
+  userId: string,
+  options: { now?: Date } = {},
+): Promise<SeedSummary> {
+  const productsInserted = await repository.insertProducts(NOVASHOP_PRODUCTS);
+  const ordersInserted = await repository.insertOrders(userId, novaShopDemoOrders(options.now ?? new Date()));
   return { productsInserted, ordersInserted };
 }
