@@ -1,5 +1,6 @@
 import { type AgentOutcome, closeOpenBlocks } from './agent-loop.ts';
 import { RunCancelled } from './run-cancelled.ts';
+import { RunInterrupted } from './run-interrupted.ts';
 import type { RunLog } from './run-log.ts';
 
 export type RunOutcome = AgentOutcome | { status: 'cancelled'; reason: string };
@@ -23,9 +24,17 @@ export async function driveRun(
     return outcome;
   } catch (error) {
     if (signal.aborted) {
-      const reason = signal.reason instanceof RunCancelled ? signal.reason.reason : 'server_shutdown';
-      const status = signal.reason instanceof RunCancelled ? 'cancelled' : 'interrupted';
+      const cause: unknown = signal.reason;
+      const reason =
+        cause instanceof RunCancelled || cause instanceof RunInterrupted ? cause.reason : 'server_shutdown';
+      const status = cause instanceof RunCancelled ? 'cancelled' : 'interrupted';
       closeOpenBlocks(log, status);
+      if (cause instanceof RunInterrupted && cause.explanation !== undefined && !log.finished) {
+        const blockId = `blk_interrupted_${log.lastSeq + 1}`;
+        log.append({ type: 'block.started', blockId, kind: 'error' });
+        log.append({ type: 'block.delta', blockId, text: cause.explanation });
+        log.append({ type: 'block.ended', blockId, endedAt: Date.now(), durationMs: 0, status: 'done' });
+      }
       if (!log.finished) log.append({ type: 'run.finished', status, reason });
       return { status: 'cancelled', reason };
     }

@@ -22,6 +22,8 @@ export interface RunLogOptions {
    * "persist at block boundaries and terminal events".
    */
   onBoundary?: (message: Message, event: LoggedRunEvent) => void;
+  /** Called with every event this log stamps (not with ingested ones): the owner's mirror to the shared log. */
+  onAppend?: (event: LoggedRunEvent) => void;
 }
 
 /** Events after which the persisted message must be written. */
@@ -46,9 +48,12 @@ export class RunLog {
   readonly runId: string;
   readonly #capacity: number;
   readonly #now: () => number;
-  readonly #onBoundary: RunLogOptions['onBoundary'];
+  #onBoundary: RunLogOptions['onBoundary'];
+  #onAppend: RunLogOptions['onAppend'];
   readonly #buffer: LoggedRunEvent[] = [];
   readonly #listeners = new Set<(event: LoggedRunEvent) => void>();
+  readonly #abandonListeners = new Set<() => void>();
+  #abandoned = false;
   #state: MessageState;
 
   constructor(runId: string, options: RunLogOptions = {}) {
@@ -56,6 +61,7 @@ export class RunLog {
     this.#capacity = options.capacity ?? 10_000;
     this.#now = options.now ?? Date.now;
     this.#onBoundary = options.onBoundary;
+    this.#onAppend = options.onAppend;
     this.#state = options.initial ? fromMessage(options.initial) : createMessageState();
   }
 
@@ -83,8 +89,53 @@ export class RunLog {
     this.#buffer.push(event);
     if (this.#buffer.length > this.#capacity) this.#buffer.splice(0, this.#buffer.length - this.#capacity);
     if (BOUNDARIES.has(event.type)) this.#onBoundary?.(toMessage(this.#state), event);
+    this.#onAppend?.(event);
     for (const listener of this.#listeners) listener(event);
     return event;
+  }
+
+  /**
+   * Take in an event another instance stamped (this log is a replica following the shared log):
+   * reduced, buffered and told to subscribers like an appended one, never persisted or mirrored
+   * here, since its owner does that. A replay (seq already seen) is ignored.
+   */
+  ingest(event: LoggedRunEvent): void {
+    if (event.seq <= this.#state.lastSeq) return;
+    this.#state = reduce(this.#state, event);
+    this.#buffer.push(event);
+    if (this.#buffer.length > this.#capacity) this.#buffer.splice(0, this.#buffer.length - this.#capacity);
+    for (const listener of this.#listeners) listener(event);
+  }
+
+  /**
+   * This process drives the run from here on (a paused copy it resumes): what it appends from now
+   * on is persisted and mirrored through these hooks.
+   */
+  own(hooks: Pick<RunLogOptions, 'onBoundary' | 'onAppend'>): void {
+    this.#onBoundary = hooks.onBoundary;
+    this.#onAppend = hooks.onAppend;
+  }
+
+  /** Whether the run is waiting (for a decision or host tool results). */
+  get paused(): boolean {
+    return this.#state.status === 'paused';
+  }
+
+  /**
+   * This copy stops receiving events (a replica that lost track of the shared log, and is replaced
+   * by a fresh one): subscribers end their streams, and readers reconnect to the fresh copy.
+   */
+  abandon(): void {
+    if (this.#abandoned) return;
+    this.#abandoned = true;
+    const listeners = [...this.#abandonListeners];
+    this.#abandonListeners.clear();
+    this.#listeners.clear();
+    for (const listener of listeners) listener();
+  }
+
+  get abandoned(): boolean {
+    return this.#abandoned;
   }
 
   /**
@@ -106,8 +157,13 @@ export class RunLog {
     return { snapshot, events: [] };
   }
 
-  subscribe(listener: (event: LoggedRunEvent) => void): () => void {
+  /** Hear every new event; `onAbandon` when this copy stops receiving them (see `abandon`). */
+  subscribe(listener: (event: LoggedRunEvent) => void, onAbandon?: () => void): () => void {
     this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    if (onAbandon !== undefined) this.#abandonListeners.add(onAbandon);
+    return () => {
+      this.#listeners.delete(listener);
+      if (onAbandon !== undefined) this.#abandonListeners.delete(onAbandon);
+    };
   }
 }

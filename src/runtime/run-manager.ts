@@ -1,32 +1,50 @@
+import {
+  type ControlChannel,
+  type ControlSignal,
+  type EventLog,
+  MemoryControlChannel,
+  MemoryEventLog,
+} from '../bus/index.ts';
 import type { ChatMessage, ChatModel } from '../models/index.ts';
 import { type Message, toMessage } from '../protocol/index.ts';
-import type { HostToolResult, RunRecord, RunStore, StoredMessage, ToolCallRecord } from '../store/index.ts';
+import type { HostToolResult, RunPatch, RunRecord, RunStore, ToolCallRecord } from '../store/index.ts';
 import {
   Agent,
-  type AgentCheckpoint,
   type AgentContext,
   type AgentOutcome,
   closeOpenBlocks,
   HOST_TOOL_FAILED,
-  LOAD_SKILL_TOOL,
   waitsForToolResults,
 } from './agent-loop.ts';
 import { driveRun, type RunOutcome } from './drive-run.ts';
-import {
-  type HostToolDefinition,
-  HostToolDefinitionSchema,
-  MAX_HOST_TOOLS,
-  type ToolResultSubmission,
-} from './host-tool.ts';
+import { historyToTranscript } from './history-transcript.ts';
+import type { ToolResultSubmission } from './host-tool.ts';
+import { appendInterruption, type InterruptReason } from './interrupt-run.ts';
+import { LogMirror } from './log-mirror.ts';
 import { RunCancelled } from './run-cancelled.ts';
 import { CONFIRMATION_PENDING_MESSAGE, RunError, TOOL_RESULTS_PENDING_MESSAGE } from './run-error.ts';
+import { RunInterrupted } from './run-interrupted.ts';
+import { RunLeaseKeeper } from './run-lease-keeper.ts';
 import { RunLog } from './run-log.ts';
+import {
+  checkRunOptions,
+  type RunCheckpoint,
+  type RunOptions,
+  type StoredRunOptions,
+  storedOptions,
+} from './run-options.ts';
+import { RunReplicas } from './run-replicas.ts';
 import type { Skill } from './skill.ts';
 import type { AnyTool } from './tool.ts';
 import { type ToolAuditEntry, type ToolAuditLog, toolAuditEntry } from './tool-audit.ts';
 import type { ToolPolicy } from './tool-policy.ts';
+import { checkSubmission, parseOutput, sameResult } from './tool-result-submission.ts';
 
-export const INTERRUPTED_MESSAGE = '本轮异常中断，请核对刚才提交的操作是否已经生效。';
+export { INTERRUPTED_MESSAGE } from './interrupt-run.ts';
+export type { RunOptions } from './run-options.ts';
+
+/** What a run on a shared log says when its owner could not reach the log and stopped it. */
+export const LIVE_LOG_UNREACHABLE_MESSAGE = '实时事件通道暂时不可用，本轮已中断，请稍后重试。';
 
 export interface RunManagerOptions {
   store: RunStore;
@@ -37,7 +55,7 @@ export interface RunManagerOptions {
   maxIterations?: number;
   /** Events kept per run for replay. Default 10,000. */
   logCapacity?: number;
-  /** Names this server instance on the runs it drives. */
+  /** Names this server instance on the runs it drives (leases). Default: a random id. */
   instanceId?: string;
   newId?: (prefix: string) => string;
   /** Told about a failed write of a run's state (it is retried when the stretch ends), or of an audit entry. */
@@ -49,31 +67,16 @@ export interface RunManagerOptions {
   policies?: readonly ToolPolicy[];
   /** Where each tool call's audit entry goes once its outcome is known (best effort). */
   audit?: ToolAuditLog;
-}
-
-/** How a run is started, beyond its message. */
-export interface RunOptions {
-  /** Tools the caller declares and executes itself; the run waits for their results. */
-  hostTools?: HostToolDefinition[];
-  /** Appended to the system prompt for this run. */
-  instructions?: string;
-  /** The caller's trace id (1–200 characters): on `run.started`, tool contexts and audit entries. */
-  traceId?: string;
-  /** Which face started the run. Default `chat`. */
-  face?: 'chat' | 'responses';
-}
-
-/** The run's options as its checkpoint keeps them, so a resume (also after a restart) has them. */
-interface StoredRunOptions {
-  hostTools: HostToolDefinition[];
-  instructions?: string;
-  traceId?: string;
-  face: 'chat' | 'responses';
-}
-
-/** What is saved while a run is paused: where the agent stands, and how the run was started. */
-interface RunCheckpoint extends AgentCheckpoint {
-  options?: StoredRunOptions;
+  /**
+   * The runs' live logs, shared by every instance (Redis Streams). Giving one makes this manager
+   * one of N instances: runs carry leases, stops travel over `control`, and any instance serves,
+   * stops, confirms or resumes any run. Without it, everything stays in this process.
+   */
+  eventLog?: EventLog;
+  /** Stop signals between instances. Default: in process. */
+  control?: ControlChannel;
+  /** How long a run's lease lasts without renewal (shared mode). Default 10,000 ms. */
+  leaseMs?: number;
 }
 
 interface LiveRun {
@@ -84,21 +87,67 @@ interface LiveRun {
 }
 
 /**
- * Runs outlive connections: the manager owns each run's log and drives its agent in the background;
- * HTTP handlers only start runs, read their logs and send decisions or stops. Every method takes the
- * caller's user id and refuses (as `not_found`) anything that user does not own.
+ * Runs outlive connections: the manager drives each run's agent in the background and keeps its
+ * log; HTTP handlers only start runs, read their logs and send decisions or stops. Every method
+ * takes the caller's user id and refuses (as `not_found`) anything that user does not own.
+ *
+ * What decides between concurrent requests is the store (compare-and-set on the run, the decision
+ * and the tool result rows), so several instances can share one database: with a shared
+ * `eventLog`, each running run has an owner holding its lease, other instances follow its log,
+ * forward stops, and resume paused runs themselves. The per-run lock below only saves work within
+ * one process.
  */
 export class RunManager {
   readonly #options: RunManagerOptions;
+  readonly #instanceId: string;
+  readonly #shared: boolean;
+  readonly #eventLog: EventLog;
+  readonly #control: ControlChannel;
+  readonly #leaseMs: number;
   readonly #live = new Map<string, LiveRun>();
-  /** Logs of runs that stopped driving (finished or paused), kept for replay until evicted. */
-  readonly #recent = new Map<string, RunLog>();
+  readonly #mirrors = new Map<string, LogMirror>();
+  readonly #replicas: RunReplicas;
+  readonly #leases: RunLeaseKeeper;
   readonly #persisting = new Map<string, Promise<void>>();
   readonly #auditing = new Map<string, Promise<void>>();
   readonly #locks = new Map<string, Promise<void>>();
+  readonly #controlSubscription: Promise<() => void>;
+  #closed = false;
 
   constructor(options: RunManagerOptions) {
     this.#options = options;
+    this.#instanceId = options.instanceId ?? `inst_${crypto.randomUUID().replaceAll('-', '').slice(0, 12)}`;
+    this.#shared = options.eventLog !== undefined;
+    this.#eventLog =
+      options.eventLog ??
+      new MemoryEventLog(options.logCapacity !== undefined ? { capacity: options.logCapacity } : {});
+    this.#control = options.control ?? new MemoryControlChannel();
+    this.#leaseMs = options.leaseMs ?? 10_000;
+    this.#replicas = new RunReplicas({
+      store: options.store,
+      eventLog: this.#eventLog,
+      watchMs: Math.max(100, Math.floor(this.#leaseMs / 2)),
+      ...(options.logCapacity !== undefined ? { capacity: options.logCapacity } : {}),
+      ...(options.onPersistenceError !== undefined ? { onError: options.onPersistenceError } : {}),
+    });
+    this.#leases = new RunLeaseKeeper({
+      store: options.store,
+      instanceId: this.#instanceId,
+      leaseMs: this.#leaseMs,
+      liveRunIds: () => this.#live.keys(),
+      onStopRequested: (runId, reason) => this.#live.get(runId)?.controller.abort(new RunCancelled(reason)),
+      onLeaseLost: (runId) => this.#loseRun(runId),
+      onTakenOver: (run) => this.#interrupt(run, 'instance_lost'),
+      ...(options.onPersistenceError !== undefined ? { onError: options.onPersistenceError } : {}),
+    });
+    if (this.#shared) this.#leases.start();
+    this.#controlSubscription = this.#control.subscribe((signal) => void this.#onControl(signal));
+    this.#controlSubscription.catch((error: unknown) => options.onPersistenceError?.('', error));
+  }
+
+  /** This instance's name on the leases it holds. */
+  get instanceId(): string {
+    return this.#instanceId;
   }
 
   /**
@@ -135,8 +184,7 @@ export class RunManager {
         status: 'running',
         cancelReason: null,
         lastSeq: 0,
-        leaseOwner: this.#options.instanceId ?? null,
-        leaseExpiresAt: null,
+        ...this.#leaseFields(),
       })
       .catch(async (error: unknown) => {
         if ((error as { code?: string }).code !== 'active_run_exists') throw error;
@@ -226,8 +274,9 @@ export class RunManager {
     }
     const log = await this.logOf(userId, runId);
     if (decisions.size < checkpoint.pending.length) return log;
-    await store.updateRun(runId, { status: 'running', leaseOwner: this.#options.instanceId ?? null });
-    this.#recent.delete(runId);
+    // Whoever decides last resumes, here or on another instance: one compare-and-set picks one.
+    if (!(await this.#claimResume(runId))) return log;
+    this.#own(log, run.conversationId, run.messageId);
     const runOptions = storedOptions(checkpoint);
     const context = this.#context(runId, run.conversationId, userId, runOptions);
     this.#drive(runId, log, context, runOptions, (agent) =>
@@ -344,15 +393,19 @@ export class RunManager {
           : { ...rest, status: 'failed', error: { code: HOST_TOOL_FAILED, message: answer.error } },
       );
     }
-    await store.updateRun(runId, { status: 'running', leaseOwner: this.#options.instanceId ?? null });
-    this.#recent.delete(runId);
+    if (!(await this.#claimResume(runId))) return { log, resumed: false };
+    this.#own(log, run.conversationId, run.messageId);
     const runOptions = storedOptions(checkpoint);
     const context = this.#context(runId, run.conversationId, userId, runOptions);
     this.#drive(runId, log, context, runOptions, (agent) => agent.resumeWithToolResults(checkpoint, answers));
     return { log, resumed: true };
   }
 
-  /** The explicit stop. Idempotent: stopping a finished run changes nothing. */
+  /**
+   * The explicit stop. Idempotent: stopping a finished run changes nothing. A run another instance
+   * drives is stopped by recording the request in the store and signalling its owner; the call
+   * returns once the run has ended (its owner stopped it, or, if it died, whoever took it over).
+   */
   async cancel(userId: string, runId: string, reason = 'user_stop'): Promise<RunRecord> {
     await this.#ownedRun(userId, runId);
     return this.#withRunLock(runId, () => this.#cancel(userId, runId, reason));
@@ -366,24 +419,45 @@ export class RunManager {
       await live.settled;
       await this.#persisting.get(runId);
     }
-    // Re-read: a stretch the stop reached only as it paused has still paused.
-    const run = await this.#ownedRun(userId, runId);
-    if (run.status === 'paused') {
-      const log = await this.logOf(userId, runId);
-      const checkpoint = (await store.getCheckpoint(runId)) as RunCheckpoint | undefined;
-      closeOpenBlocks(log, 'cancelled');
-      log.append({ type: 'run.finished', status: 'cancelled', reason });
-      if (checkpoint !== undefined) await this.#cancelPending(run, checkpoint, reason);
-      await this.#persisting.get(runId);
-      await store.updateRun(runId, {
-        status: 'cancelled',
-        cancelReason: reason,
-        lastSeq: log.lastSeq,
-        leaseOwner: null,
+    let run = await this.#ownedRun(userId, runId);
+    if (run.status === 'running' && !this.#live.has(runId)) {
+      await store.transitionRun(
+        runId,
+        { status: ['running'], noStopRequested: true },
+        { stopRequested: reason },
+      );
+      // A lost signal only delays the stop until the owner's next lease renewal reads the store.
+      await this.#control.publish({ runId, kind: 'stop' }).catch((error: unknown) => {
+        this.#options.onPersistenceError?.(runId, error);
       });
+      await this.#awaitStretchEnd(run);
+      run = await this.#ownedRun(userId, runId);
     }
+    if (run.status === 'paused') await this.#cancelPaused(run, reason);
     await this.#auditing.get(runId);
     return (await store.getRun(runId)) as RunRecord;
+  }
+
+  /** A paused run has no owner: the instance that receives the stop ends it, if it wins the run. */
+  async #cancelPaused(run: RunRecord, reason: string): Promise<void> {
+    const { store } = this.#options;
+    const checkpoint = (await store.getCheckpoint(run.id)) as RunCheckpoint | undefined;
+    const log = await this.#replicas.get(run);
+    const cancelled = await store.transitionRun(
+      run.id,
+      { status: ['paused'] },
+      { status: 'cancelled', cancelReason: reason, leaseOwner: null, leaseExpiresAt: null },
+    );
+    // Resumed or stopped elsewhere in the meantime: that instance ends it.
+    if (cancelled === undefined) return;
+    this.#own(log, run.conversationId, run.messageId);
+    closeOpenBlocks(log, 'cancelled');
+    log.append({ type: 'run.finished', status: 'cancelled', reason });
+    if (checkpoint !== undefined) await this.#cancelPending(run, checkpoint, reason);
+    await this.#persisting.get(run.id);
+    await store.updateRun(run.id, { lastSeq: log.lastSeq });
+    await store.saveCheckpoint(run.id, null);
+    await this.#releaseEnd(run.id, log);
   }
 
   /**
@@ -402,61 +476,84 @@ export class RunManager {
   }
 
   /**
-   * The run's log for streaming: the live one, a recent one, or one rebuilt from the persisted
-   * message (then replay from before it is a snapshot).
+   * The run's log for streaming: the one this instance drives, or this process's copy of it (kept
+   * current from the shared log; built from the persisted message when there is none, and then
+   * replay from before it is a snapshot).
    */
   async logOf(userId: string, runId: string): Promise<RunLog> {
     const run = await this.#ownedRun(userId, runId);
-    const existing = this.#live.get(runId)?.log ?? this.#recent.get(runId);
-    if (existing) return existing;
-    const messages = await this.#options.store.listMessages(run.conversationId);
-    const stored = messages.find((message) => message.role === 'assistant' && message.runId === runId);
-    const initial = stored?.role === 'assistant' ? stored.message : undefined;
-    const log = this.#openLog(runId, run.conversationId, run.messageId, initial);
-    this.#recent.set(runId, log);
-    return log;
+    return this.#live.get(runId)?.log ?? this.#replicas.get(run);
   }
 
   /**
-   * At start-up: runs a crash left `running` become `interrupted`, and their message says so, so the
-   * shopper checks whether a write went through.
+   * At start-up. With the in-process log (one instance), every run a crash left `running` becomes
+   * `interrupted`, its message saying so, so the shopper checks whether a write went through. With
+   * a shared log, only runs whose lease lapsed are taken over: other instances' runs go on.
    */
   async recoverInterruptedRuns(): Promise<number> {
     const { store } = this.#options;
-    const orphans = await store.listRunsByStatus('running');
-    for (const run of orphans) {
-      const messages = await store.listMessages(run.conversationId);
-      const stored = messages.find((message) => message.role === 'assistant' && message.runId === run.id);
-      const log = this.#openLog(
-        run.id,
-        run.conversationId,
-        run.messageId,
-        stored?.role === 'assistant' ? stored.message : undefined,
-      );
-      if (log.state.runId === null)
-        log.append({ type: 'run.started', conversationId: run.conversationId, messageId: run.messageId });
-      closeOpenBlocks(log, 'interrupted');
-      const blockId = `blk_interrupted_${log.lastSeq + 1}`;
-      log.append({ type: 'block.started', blockId, kind: 'error' });
-      log.append({ type: 'block.delta', blockId, text: INTERRUPTED_MESSAGE });
-      log.append({ type: 'block.ended', blockId, endedAt: Date.now(), durationMs: 0, status: 'done' });
-      log.append({ type: 'run.finished', status: 'interrupted', reason: 'server_restart' });
-      await this.#persisting.get(run.id);
-      await store.updateRun(run.id, {
-        status: 'interrupted',
-        cancelReason: 'server_restart',
-        lastSeq: log.lastSeq,
-        leaseOwner: null,
-      });
+    if (this.#shared) {
+      const before = new Set((await store.listRunsByStatus('running')).map((run) => run.id));
+      await this.#leases.sweep();
+      const after = new Set((await store.listRunsByStatus('running')).map((run) => run.id));
+      return [...before].filter((runId) => !after.has(runId)).length;
     }
+    const orphans = await store.listRunsByStatus('running');
+    for (const run of orphans) await this.#interrupt(run, 'server_restart');
     return orphans.length;
   }
 
   /** Stop driving every run (shutdown): they end as interrupted, persisted. */
   async close(): Promise<void> {
+    this.#closed = true;
+    this.#leases.stop();
     const live = [...this.#live.values()];
-    for (const run of live) run.controller.abort(new Error('server_shutdown'));
+    for (const run of live) run.controller.abort(new RunInterrupted('server_shutdown'));
     await Promise.all(live.map((run) => run.settled));
+    this.#replicas.close();
+    const unsubscribe = await this.#controlSubscription.catch(() => undefined);
+    unsubscribe?.();
+  }
+
+  /** A stop signalled by another instance for a run this one drives: the store says why. */
+  async #onControl(signal: ControlSignal): Promise<void> {
+    const live = this.#live.get(signal.runId);
+    if (live === undefined || signal.kind !== 'stop') return;
+    const run = await this.#options.store.getRun(signal.runId).catch(() => undefined);
+    const reason = run?.stopRequested;
+    if (reason) live.controller.abort(new RunCancelled(reason));
+  }
+
+  /** Another instance holds the run now (it took over a lease this one failed to renew in time). */
+  #loseRun(runId: string): void {
+    this.#mirrors.get(runId)?.stop();
+    this.#live.get(runId)?.controller.abort(new RunInterrupted('lease_lost'));
+  }
+
+  /**
+   * Finish a run nobody drives: built from the store's message and the shared log's tail (what the
+   * dead owner streamed after its last block boundary), then the interruption appended.
+   */
+  async #interrupt(run: RunRecord, reason: InterruptReason): Promise<void> {
+    const { store } = this.#options;
+    const messages = await store.listMessages(run.conversationId);
+    const stored = messages.find((message) => message.role === 'assistant' && message.runId === run.id);
+    let initial: Message | undefined = stored?.role === 'assistant' ? stored.message : undefined;
+    const tail = await this.#eventLog.read(run.id, initial?.lastSeq ?? 0).catch(() => undefined);
+    if (tail !== undefined && !tail.complete && tail.lastSeq !== null && initial !== undefined)
+      // The log holds later events but not the next one: continue its numbering from the store's state.
+      initial = { ...initial, lastSeq: tail.lastSeq };
+    const log = this.#openLog(run.id, run.conversationId, run.messageId, initial);
+    if (tail?.complete) for (const event of tail.events) log.ingest(event);
+    appendInterruption(log, reason, run.conversationId, run.messageId);
+    await this.#persisting.get(run.id);
+    await this.#finishWrite(run.id, {
+      status: 'interrupted',
+      cancelReason: reason,
+      lastSeq: log.lastSeq,
+      leaseOwner: null,
+    });
+    await this.#releaseEnd(run.id, log);
   }
 
   #drive(
@@ -473,6 +570,11 @@ export class RunManager {
       const outcome = await driveRun(log, controller.signal, () => work(agent));
       try {
         await this.#persisting.get(runId);
+        // Taken over by another instance while this one hung: the run is theirs to finish.
+        if (this.#shared && (await store.getRun(runId))?.leaseOwner !== this.#instanceId) {
+          this.#mirrors.get(runId)?.stop();
+          return outcome;
+        }
         // The final state once more: it repairs any boundary write that failed on the way.
         await store.saveAssistantMessage(
           context.conversationId,
@@ -505,17 +607,24 @@ export class RunManager {
               decision: null,
             });
           }
-          await store.updateRun(runId, { status: 'paused', lastSeq: log.lastSeq, leaseOwner: null });
+          // A paused run has no owner: whichever instance gets the decision resumes it.
+          await this.#finishWrite(runId, {
+            status: 'paused',
+            lastSeq: log.lastSeq,
+            leaseOwner: null,
+            leaseExpiresAt: null,
+          });
         } else {
           const status =
             log.state.status === 'running' || log.state.status === 'idle' || log.state.status === 'paused'
               ? 'failed'
               : log.state.status;
-          await store.updateRun(runId, {
+          await this.#finishWrite(runId, {
             status,
             cancelReason: outcome.status === 'cancelled' ? outcome.reason : null,
             lastSeq: log.lastSeq,
             leaseOwner: null,
+            leaseExpiresAt: null,
           });
           await store.saveCheckpoint(runId, null);
         }
@@ -529,8 +638,7 @@ export class RunManager {
       } finally {
         this.#live.delete(runId);
         this.#persisting.delete(runId);
-        this.#recent.set(runId, log);
-        this.#evictRecent();
+        await this.#releaseEnd(runId, log);
       }
       return outcome;
     })();
@@ -538,9 +646,72 @@ export class RunManager {
   }
 
   /**
-   * Decisions and stops of one run happen one at a time: a stop racing an approval, or two
-   * approvals of two pending writes, must not both move the run (one instance; the scale-out work
-   * moves this to the store).
+   * The stretch's ending is in the store: let it into the shared log, wait until it is there, let
+   * a finished run's log expire, and keep this copy for later readers here.
+   */
+  async #releaseEnd(runId: string, log: RunLog): Promise<void> {
+    const mirror = this.#mirrors.get(runId);
+    if (mirror !== undefined) {
+      mirror.release();
+      await mirror.flushed();
+      this.#mirrors.delete(runId);
+    }
+    if (log.finished) await this.#eventLog.expire(runId).catch(() => undefined);
+    this.#replicas.adopt(log);
+  }
+
+  /** The ending of a stretch, written only while this instance still holds the run's lease. */
+  async #finishWrite(runId: string, patch: RunPatch): Promise<void> {
+    if (!this.#shared) {
+      await this.#options.store.updateRun(runId, patch);
+      return;
+    }
+    await this.#options.store.transitionRun(runId, { leaseOwner: this.#instanceId }, patch);
+  }
+
+  /** One instance resumes a paused run, and takes its lease; a stale stop request is cleared. */
+  async #claimResume(runId: string): Promise<boolean> {
+    const claimed = await this.#options.store.transitionRun(
+      runId,
+      { status: ['paused'] },
+      { status: 'running', stopRequested: null, ...this.#leaseFields() },
+    );
+    return claimed !== undefined;
+  }
+
+  #leaseFields(): { leaseOwner: string | null; leaseExpiresAt: number | null } {
+    if (!this.#shared) return { leaseOwner: this.#options.instanceId ?? null, leaseExpiresAt: null };
+    return { leaseOwner: this.#instanceId, leaseExpiresAt: this.#leases.expiresAt() };
+  }
+
+  /**
+   * Until the run's current stretch has ended, as this process's copy of its log hears it; bounded
+   * by two lease times, after which a dead owner's run has been taken over.
+   */
+  async #awaitStretchEnd(run: RunRecord): Promise<void> {
+    const deadline = Date.now() + 2 * this.#leaseMs + 5000;
+    while (Date.now() < deadline && !this.#closed) {
+      const current = await this.#options.store.getRun(run.id);
+      if (current === undefined || current.status !== 'running') return;
+      const log = this.#live.get(run.id)?.log ?? (await this.#replicas.get(current));
+      if (log.finished || log.paused) return;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, Math.min(500, this.#leaseMs / 4));
+        const unsubscribe = log.subscribe((event) => {
+          if (event.type === 'run.finished' || event.type === 'run.paused') done();
+        }, done);
+        function done() {
+          clearTimeout(timer);
+          unsubscribe();
+          resolve();
+        }
+      });
+    }
+  }
+
+  /**
+   * Decisions and stops of one run happen one at a time in this process: an optimisation only, since
+   * the store's compare-and-set decides between instances.
    */
   async #withRunLock<T>(runId: string, work: () => Promise<T>): Promise<T> {
     const previous = this.#locks.get(runId) ?? Promise.resolve();
@@ -591,7 +762,6 @@ export class RunManager {
     };
   }
 
-  /** Refuse options that cannot make a run, before anything is stored. */
   /**
    * Refuse run options that `startRun` would refuse (`invalid_request`), before the caller creates
    * anything for the run (the Responses API checks before it opens a conversation).
@@ -601,45 +771,10 @@ export class RunManager {
   }
 
   #checkRunOptions(options: RunOptions): StoredRunOptions {
-    if (typeof options !== 'object' || options === null)
-      throw new RunError('invalid_request', 'run options must be an object');
-    const { hostTools = [], instructions, traceId, face = 'chat' } = options;
-    if (!Array.isArray(hostTools)) throw new RunError('invalid_request', 'hostTools must be an array');
-    if (hostTools.length > MAX_HOST_TOOLS)
-      throw new RunError('invalid_request', `at most ${MAX_HOST_TOOLS} host tools may be declared`);
-    const reserved = new Set([LOAD_SKILL_TOOL, ...this.#options.tools.map((tool) => tool.name)]);
-    const names = new Set<string>();
-    const definitions: HostToolDefinition[] = [];
-    for (const [index, candidate] of hostTools.entries()) {
-      const parsed = HostToolDefinitionSchema.safeParse(candidate);
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        throw new RunError(
-          'invalid_request',
-          `host tool ${index}: ${issue?.path.join('.') ?? ''} ${issue?.message ?? 'is invalid'}`.trim(),
-          { index },
-        );
-      }
-      const { name } = parsed.data;
-      if (reserved.has(name))
-        throw new RunError('invalid_request', `host tool ${name} has the name of a server tool`, { name });
-      if (names.has(name))
-        throw new RunError('invalid_request', `host tool ${name} is declared twice`, { name });
-      names.add(name);
-      definitions.push({ name, description: parsed.data.description, parameters: parsed.data.parameters });
-    }
-    if (instructions !== undefined && typeof instructions !== 'string')
-      throw new RunError('invalid_request', 'instructions must be a string');
-    if (traceId !== undefined && (typeof traceId !== 'string' || traceId.length < 1 || traceId.length > 200))
-      throw new RunError('invalid_request', 'a trace id has 1 to 200 characters');
-    if (face !== 'chat' && face !== 'responses')
-      throw new RunError('invalid_request', 'face must be chat or responses');
-    return {
-      hostTools: definitions,
-      face,
-      ...(instructions !== undefined ? { instructions } : {}),
-      ...(traceId !== undefined ? { traceId } : {}),
-    };
+    return checkRunOptions(
+      options,
+      this.#options.tools.map((tool) => tool.name),
+    );
   }
 
   /** Why a new message is refused while `active` runs or waits. */
@@ -716,10 +851,35 @@ export class RunManager {
     });
   }
 
+  /** A log this instance appends to: persisted at block boundaries, mirrored to the shared log. */
   #openLog(runId: string, conversationId: string, messageId: string, initial?: Message): RunLog {
-    return new RunLog(runId, {
+    const log = new RunLog(runId, {
       ...(this.#options.logCapacity !== undefined ? { capacity: this.#options.logCapacity } : {}),
       ...(initial ? { initial } : {}),
+    });
+    this.#own(log, conversationId, messageId);
+    return log;
+  }
+
+  /** From now on this instance appends to `log`: persist its boundaries and mirror its events. */
+  #own(log: RunLog, conversationId: string, messageId: string): void {
+    const { runId } = log;
+    this.#replicas.release(runId);
+    const mirror = new LogMirror({
+      eventLog: this.#eventLog,
+      runId,
+      onLost: () => this.#loseRun(runId),
+      onUnreachable: (error) => {
+        this.#options.onPersistenceError?.(runId, error);
+        this.#live
+          .get(runId)
+          ?.controller.abort(new RunInterrupted('live_log_unreachable', LIVE_LOG_UNREACHABLE_MESSAGE));
+      },
+    });
+    this.#mirrors.get(runId)?.stop();
+    this.#mirrors.set(runId, mirror);
+    log.own({
+      onAppend: (event) => mirror.push(event),
       onBoundary: (message) => {
         // Writes are chained per run so they land in event order, never concurrently.
         const previous = this.#persisting.get(runId) ?? Promise.resolve();
@@ -751,91 +911,9 @@ export class RunManager {
     return rest;
   }
 
-  #evictRecent(): void {
-    const limit = 1000;
-    while (this.#recent.size > limit) {
-      const oldest = this.#recent.keys().next().value;
-      if (oldest === undefined) break;
-      this.#recent.delete(oldest);
-    }
-  }
-
   #newId(prefix: string): string {
     return (
       this.#options.newId?.(prefix) ?? `${prefix}_${crypto.randomUUID().replaceAll('-', '').slice(0, 20)}`
     );
-  }
-}
-
-/** Earlier turns as the model sees them: the shopper's words and the assistant's answers. */
-function historyToTranscript(messages: readonly StoredMessage[]): ChatMessage[] {
-  return messages.flatMap((message): ChatMessage[] => {
-    if (message.role === 'user') return [{ role: 'user', content: message.text }];
-    const answer = message.message.blocks
-      .filter((block) => block.kind === 'answer')
-      .map((block) => (block.kind === 'answer' ? block.text : ''))
-      .join('\n');
-    return answer.length > 0 ? [{ role: 'assistant', content: answer }] : [];
-  });
-}
-
-/** The options a checkpoint was saved with; checkpoints of older versions had none. */
-function storedOptions(checkpoint: RunCheckpoint): StoredRunOptions {
-  return checkpoint.options ?? { hostTools: [], face: 'chat' };
-}
-
-/**
- * A submission as results by call id, refused whole (`invalid_request`) when any entry is malformed
- * or one call gets two different results.
- */
-function checkSubmission(submitted: unknown): Map<string, HostToolResult> {
-  if (!Array.isArray(submitted) || submitted.length === 0)
-    throw new RunError('invalid_request', 'submit at least one tool result');
-  const results = new Map<string, HostToolResult>();
-  for (const [index, entry] of submitted.entries()) {
-    const { toolCallId, output, error } = (entry ?? {}) as {
-      toolCallId?: unknown;
-      output?: unknown;
-      error?: unknown;
-    };
-    if (typeof toolCallId !== 'string' || toolCallId === '')
-      throw new RunError('invalid_request', `tool result ${index} has no toolCallId`, { index });
-    const hasOutput = output !== undefined;
-    const hasError = error !== undefined;
-    if (
-      hasOutput === hasError ||
-      (hasOutput && typeof output !== 'string') ||
-      (hasError && typeof error !== 'string')
-    )
-      throw new RunError(
-        'invalid_request',
-        `tool result ${index} needs exactly one of output and error, a string`,
-        {
-          index,
-          toolCallId,
-        },
-      );
-    const result: HostToolResult = hasOutput ? { output: output as string } : { error: error as string };
-    const earlier = results.get(toolCallId);
-    if (earlier !== undefined && !sameResult(earlier, result))
-      throw new RunError('invalid_request', `tool call ${toolCallId} has two different results`, {
-        toolCallId,
-      });
-    results.set(toolCallId, result);
-  }
-  return results;
-}
-
-function sameResult(a: HostToolResult, b: HostToolResult): boolean {
-  if ('output' in a) return 'output' in b && a.output === b.output;
-  return 'error' in b && a.error === b.error;
-}
-
-/** A host's output as stored on its tool call: the JSON it holds, or the text itself. */
-function parseOutput(output: string): unknown {
-  try {
-    return JSON.parse(output);
-  } catch {
-    return output;
   }
 }

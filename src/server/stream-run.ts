@@ -112,12 +112,22 @@ export function streamLog(
           pump();
           return;
         }
-        const unsubscribe = log.subscribe((event) => {
-          if (closed) return;
-          queue.push(event);
-          if (event.type === 'run.finished' || event.type === 'run.paused') ending = true;
-          pump();
-        });
+        const unsubscribe = log.subscribe(
+          (event) => {
+            if (closed) return;
+            queue.push(event);
+            if (event.type === 'run.finished' || event.type === 'run.paused') ending = true;
+            pump();
+          },
+          () => {
+            // This instance's copy of the log lost track of the shared one: end without `done`, so
+            // the reader reconnects with Last-Event-ID and gets the fresh copy (a snapshot if need be).
+            if (closed) return;
+            closed = true;
+            cleanup();
+            controller.close();
+          },
+        );
         // Comments keep proxies from timing out an idle stream; readers ignore them.
         const heartbeat = setInterval(() => {
           if (!closed && queue.length === 0) controller.enqueue(encoding.heartbeat);
