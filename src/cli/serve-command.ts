@@ -1,4 +1,4 @@
-import { startServer } from '../server/index.ts';
+import { StartupError, startServer } from '../server/index.ts';
 import { DEFAULT_WEB_ROOT, ensureWebBuild } from './build-web.ts';
 
 /** `runstream serve` (`npm start`): run until Ctrl-C, then stop runs cleanly and close the file. */
@@ -14,6 +14,10 @@ export async function serveCommand(): Promise<number> {
       process.stderr.write(
         `runstream: port ${process.env.PORT ?? 8787} is already in use; set PORT to another one\n`,
       );
+      return 1;
+    }
+    if (error instanceof StartupError) {
+      process.stderr.write(`runstream: ${error.message}\n`);
       return 1;
     }
     throw error;

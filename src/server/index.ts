@@ -4,4 +4,5 @@ export * from './read-json-body.ts';
 export * from './responses/index.ts';
 export * from './serve-web.ts';
 export * from './start-server.ts';
+export * from './startup-error.ts';
 export * from './stream-run.ts';

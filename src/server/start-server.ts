@@ -1,17 +1,34 @@
 import type { AddressInfo } from 'node:net';
+import { hostname } from 'node:os';
 import { serve } from '@hono/node-server';
-import { createNovaShopDomain, ingestNovaShopKnowledge } from '../domains/novashop/index.ts';
+import type { ControlChannel, EventLog } from '../bus/index.ts';
+import { openRedis, RedisControlChannel, RedisEventLog } from '../bus/redis/index.ts';
+import {
+  createNovaShopDomain,
+  ingestNovaShopKnowledge,
+  PostgresOrderRepository,
+} from '../domains/novashop/index.ts';
 import { type ChatModel, createChatModelFromEnv } from '../models/index.ts';
 import { openKnowledgeBase } from '../retrieval/index.ts';
 import { RunManager, type ToolPolicy } from '../runtime/index.ts';
 import {
   databasePathFromEnv,
   openDatabase,
+  type ResponseRecords,
+  type RunStore,
   SqliteResponseRecords,
   SqliteRunStore,
   SqliteToolAuditLog,
+  type ToolAuditLog,
 } from '../store/index.ts';
+import {
+  openPostgres,
+  PostgresResponseRecords,
+  PostgresRunStore,
+  PostgresToolAuditLog,
+} from '../store/postgres/index.ts';
 import { createApp } from './create-app.ts';
+import { StartupError } from './startup-error.ts';
 import { denyToolsPolicyFromEnv, loggingAuditLog } from './tool-governance.ts';
 
 export const DEMO_USER_ID = 'usr_demo';
@@ -38,7 +55,9 @@ export interface StartedServer {
 }
 
 /**
- * The composition root: one SQLite file (runs, messages, orders, knowledge), the NovaShop demo
+ * The composition root: one SQLite file (runs, messages, orders, knowledge) or, with
+ * `RUNSTREAM_DATABASE_URL` and `RUNSTREAM_REDIS_URL`, PostgreSQL and Redis shared by N instances
+ * (the SQLite file then holds this instance's knowledge base only), the NovaShop demo
  * (knowledge ingested incrementally, orders seeded for the demo user), a model (an
  * OpenAI-compatible one when configured, the offline demo model otherwise), the run manager (runs a
  * crash left running become interrupted) and the HTTP server, with the web UI from
@@ -50,12 +69,39 @@ export async function startServer(
   options: StartServerOptions = {},
 ): Promise<StartedServer> {
   const demoLogin = demoLoginFromEnv(env);
+  const closers: (() => Promise<void> | void)[] = [];
+  const closeAll = async () => {
+    for (const close of closers.splice(0).reverse()) await Promise.resolve(close()).catch(() => undefined);
+  };
+  try {
+    return await start(env, log, options, demoLogin, closers, closeAll);
+  } catch (error) {
+    await closeAll();
+    throw error;
+  }
+}
+
+async function start(
+  env: Readonly<Record<string, string | undefined>>,
+  log: (line: Record<string, unknown>) => void,
+  options: StartServerOptions,
+  demoLogin: boolean,
+  closers: (() => Promise<void> | void)[],
+  closeAll: () => Promise<void>,
+): Promise<StartedServer> {
   const database = openDatabase(databasePathFromEnv(env));
-  const store = new SqliteRunStore(database);
+  closers.push(() => {
+    database.close();
+  });
+  const shared = await openSharedState(env, closers);
+  const store: RunStore = shared?.store ?? new SqliteRunStore(database);
+  // The knowledge base stays in this instance's SQLite file: read-only, built from the same
+  // sources everywhere, so retrieval needs no network hop.
   const knowledge = await openKnowledgeBase(database, env);
   await ingestNovaShopKnowledge(knowledge);
   const domain = createNovaShopDomain({
     database,
+    ...(shared !== undefined ? { orders: shared.orders } : {}),
     knowledge,
     modelDelayMs: Number(env.RUNSTREAM_DEMO_DELAY_MS ?? 30),
   });
@@ -71,10 +117,10 @@ export async function startServer(
   } else {
     demoToken = await store.issueToken(demoUser.id, 'demo');
   }
-  domain.seed(demoUser.id);
+  await domain.seed(demoUser.id);
 
   const model = options.model ?? createChatModelFromEnv(env) ?? domain.model;
-  const audit = loggingAuditLog(new SqliteToolAuditLog(database), log);
+  const audit = loggingAuditLog(shared?.audit ?? new SqliteToolAuditLog(database), log);
   const denyList = denyToolsPolicyFromEnv(env);
   const policies = [...(denyList ? [denyList] : []), ...(options.policies ?? [])];
   const runs = new RunManager({
@@ -85,17 +131,30 @@ export async function startServer(
     tools: domain.tools,
     skills: domain.skills,
     systemPrompt: NOVASHOP_SYSTEM_PROMPT,
+    ...(shared?.bus !== undefined
+      ? { eventLog: shared.bus.eventLog, control: shared.bus.control, instanceId: instanceIdFromEnv(env) }
+      : {}),
+    ...(env.RUNSTREAM_LEASE_MS !== undefined ? { leaseMs: positiveInteger(env, 'RUNSTREAM_LEASE_MS') } : {}),
+    onPersistenceError: (runId, error) =>
+      log({ level: 'error', message: 'a run state write failed', runId, error: String(error) }),
   });
+  closers.push(() => runs.close());
   const interrupted = await runs.recoverInterruptedRuns();
   if (interrupted > 0)
-    log({ level: 'warn', message: `${interrupted} run(s) left running by a crash are now interrupted` });
+    log({
+      level: 'warn',
+      message:
+        shared?.bus !== undefined
+          ? `${interrupted} run(s) whose instance stopped renewing its lease are now interrupted`
+          : `${interrupted} run(s) left running by a crash are now interrupted`,
+    });
 
   const app = createApp({
     store,
     runs,
     log,
     sources: domain.sources,
-    responses: { records: new SqliteResponseRecords(database), modelName: model.name },
+    responses: { records: shared?.responses ?? new SqliteResponseRecords(database), modelName: model.name },
     audit,
     ...(demoLogin ? { demoSession: { userId: demoUser.id } } : {}),
     ...(options.webRoot === undefined ? {} : { webRoot: options.webRoot }),
@@ -117,9 +176,76 @@ export async function startServer(
     async close() {
       await runs.close();
       await new Promise((resolve) => server.close(resolve));
-      database.close();
+      await closeAll();
     },
   };
+}
+
+interface SharedState {
+  store: RunStore;
+  audit: ToolAuditLog;
+  responses: ResponseRecords;
+  orders: PostgresOrderRepository;
+  /** With Redis as well: the live logs and stop signals every instance shares. */
+  bus?: { eventLog: EventLog; control: ControlChannel };
+}
+
+/**
+ * `RUNSTREAM_DATABASE_URL` puts the state in PostgreSQL; `RUNSTREAM_REDIS_URL` (which needs it)
+ * shares the runs' live logs and stop signals, so any number of instances serve any run. Either
+ * one unreachable at start is a one-line `StartupError`, not a half-started server.
+ */
+async function openSharedState(
+  env: Readonly<Record<string, string | undefined>>,
+  closers: (() => Promise<void> | void)[],
+): Promise<SharedState | undefined> {
+  const databaseUrl = env.RUNSTREAM_DATABASE_URL?.trim();
+  const redisUrl = env.RUNSTREAM_REDIS_URL?.trim();
+  if (!databaseUrl) {
+    if (redisUrl)
+      throw new StartupError(
+        'RUNSTREAM_REDIS_URL needs RUNSTREAM_DATABASE_URL too: instances that share live logs must share their state',
+      );
+    return undefined;
+  }
+  const pool = await openPostgres(databaseUrl).catch((error: unknown) => {
+    throw new StartupError((error as Error).message);
+  });
+  closers.push(() => pool.end());
+  const state: SharedState = {
+    store: await PostgresRunStore.open(pool),
+    audit: await PostgresToolAuditLog.open(pool),
+    responses: await PostgresResponseRecords.open(pool),
+    orders: await PostgresOrderRepository.open(pool),
+  };
+  if (!redisUrl) return state;
+  const connect = () =>
+    openRedis(redisUrl).catch((error: unknown) => {
+      throw new StartupError((error as Error).message);
+    });
+  const keyPrefix = env.RUNSTREAM_REDIS_PREFIX?.trim() || 'runstream:';
+  const commands = await connect();
+  closers.push(() => commands.disconnect());
+  const eventLog = new RedisEventLog({ redis: commands, blocking: await connect(), keyPrefix });
+  closers.push(() => eventLog.close());
+  const control = new RedisControlChannel({ redis: commands, subscriber: await connect(), keyPrefix });
+  closers.push(() => control.close());
+  state.bus = { eventLog, control };
+  return state;
+}
+
+/** `RUNSTREAM_INSTANCE_ID`, else host name, process id and a random suffix: unique per process. */
+function instanceIdFromEnv(env: Readonly<Record<string, string | undefined>>): string {
+  const given = env.RUNSTREAM_INSTANCE_ID?.trim();
+  if (given) return given;
+  return `${hostname()}-${process.pid}-${crypto.randomUUID().slice(0, 8)}`;
+}
+
+function positiveInteger(env: Readonly<Record<string, string | undefined>>, name: string): number {
+  const value = Number(env[name]);
+  if (!Number.isInteger(value) || value <= 0)
+    throw new StartupError(`${name} must be a positive integer, got "${env[name]}"`);
+  return value;
 }
 
 /** `RUNSTREAM_DEMO_LOGIN`: the demo session (`POST /auth/demo-session`) is on unless it is `off`/`0`/`false`. */

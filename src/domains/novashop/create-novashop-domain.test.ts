@@ -25,8 +25,8 @@ describe('createNovaShopDomain', () => {
       'shipping-and-size',
     ]);
     expect(domain.model.name).toBe('novashop-demo');
-    expect(domain.seed('user_new')).toEqual({ productsInserted: 0, ordersInserted: 6 });
-    expect(domain.seed('user_new')).toEqual({ productsInserted: 0, ordersInserted: 0 });
+    expect(await domain.seed('user_new')).toEqual({ productsInserted: 0, ordersInserted: 6 });
+    expect(await domain.seed('user_new')).toEqual({ productsInserted: 0, ordersInserted: 0 });
     expect((await domain.orders.getOrder(DEMO_USER, '88235'))?.status).toBe('已支付待发货');
   });
 

@@ -6,7 +6,9 @@ import type { Skill } from '../../runtime/skill.ts';
 import type { AnyTool } from '../../runtime/tool.ts';
 import { loadNovaShopSkills } from './load-novashop-skills.ts';
 import { NovaShopDemoModel } from './novashop-demo-model.ts';
-import { type SeedSummary, seedNovaShop } from './seed-novashop.ts';
+import type { OrderRepository } from './order-repository.ts';
+import type { PostgresOrderRepository } from './postgres-order-repository.ts';
+import { type SeedSummary, seedNovaShop, seedNovaShopAsync } from './seed-novashop.ts';
 import { SqliteOrderRepository } from './sqlite-order-repository.ts';
 import { createNovaShopTools } from './tools/create-novashop-tools.ts';
 import type { KnowledgeSearch } from './tools/search-knowledge.ts';
@@ -32,6 +34,11 @@ export function createNovaShopKnowledgeSources(): KnowledgeSources {
 export interface NovaShopDomainOptions {
   /** The product's SQLite file; the order tables are created in it on first use. */
   database: Database;
+  /**
+   * Orders in PostgreSQL instead (`PostgresOrderRepository.open`), shared by every instance; the
+   * SQLite file then keeps only this instance's knowledge base.
+   */
+  orders?: PostgresOrderRepository;
   /** The knowledge base (`openKnowledgeBase(database)`), or anything with its `search`. */
   knowledge: KnowledgeSearch;
   /** Pause before each part the demo model streams. Default 0. */
@@ -41,24 +48,29 @@ export interface NovaShopDomainOptions {
 export interface NovaShopDomain {
   tools: AnyTool[];
   skills: Skill[];
-  orders: SqliteOrderRepository;
+  orders: OrderRepository;
   /** The offline demo model; replace it with a real one (see `createChatModelFromEnv`). */
   model: NovaShopDemoModel;
   /** The whole source documents the citations of `search_knowledge` point to. */
   sources: KnowledgeSources;
-  /** Seed the catalogue and this user's demo orders; idempotent. */
-  seed(userId: string): SeedSummary;
+  /** Seed the catalogue and this user's demo orders; idempotent (also when instances seed at once). */
+  seed(userId: string): Promise<SeedSummary>;
 }
 
 /** Everything the server needs to run the NovaShop demo, wired to one SQLite file. */
 export function createNovaShopDomain(options: NovaShopDomainOptions): NovaShopDomain {
-  const orders = new SqliteOrderRepository(options.database);
+  const shared = options.orders;
+  const local = shared === undefined ? new SqliteOrderRepository(options.database) : undefined;
+  const orders: OrderRepository = shared ?? (local as SqliteOrderRepository);
   return {
     tools: createNovaShopTools({ orders, knowledge: options.knowledge }),
     skills: loadNovaShopSkills(),
     orders,
     model: new NovaShopDemoModel(options.modelDelayMs === undefined ? {} : { delayMs: options.modelDelayMs }),
     sources: createNovaShopKnowledgeSources(),
-    seed: (userId) => seedNovaShop(orders, userId),
+    seed: async (userId) =>
+      shared !== undefined
+        ? seedNovaShopAsync(shared, userId)
+        : seedNovaShop(local as SqliteOrderRepository, userId),
   };
 }
