@@ -168,7 +168,14 @@ export class RunManager {
     if (conversation === undefined || conversation.userId !== userId) {
       throw new RunError('not_found', 'no such conversation');
     }
-    const active = await store.findActiveRun(conversationId);
+    let active = await store.findActiveRun(conversationId);
+    // The previous run's end reaches its reader here a moment before the store has it: a message
+    // sent right after it must not be refused for that.
+    const ending = active === undefined ? undefined : this.#live.get(active.id);
+    if (active !== undefined && ending?.log.finished) {
+      await ending.settled;
+      active = await store.findActiveRun(conversationId);
+    }
     if (active !== undefined) throw await this.#activeRunError(active);
     const history = await store.listMessages(conversationId);
     const runId = this.#newId('run');
@@ -233,7 +240,7 @@ export class RunManager {
   ): Promise<RunLog> {
     await this.#ownedRun(userId, runId);
     // A decision that arrives while the run is still pausing waits until the pause is saved.
-    await this.settled(runId);
+    await this.#awaitPauseSaved(runId);
     return this.#withRunLock(runId, () => this.#decide(userId, runId, toolCallId, decision, note));
   }
 
@@ -307,7 +314,7 @@ export class RunManager {
   ): Promise<{ log: RunLog; resumed: boolean }> {
     await this.#ownedRun(userId, runId);
     // Results that arrive while the run is still pausing wait until the pause is saved.
-    await this.settled(runId);
+    await this.#awaitPauseSaved(runId);
     return this.#withRunLock(runId, () => this.#submitToolResults(userId, runId, results));
   }
 
@@ -535,16 +542,9 @@ export class RunManager {
    * dead owner streamed after its last block boundary), then the interruption appended.
    */
   async #interrupt(run: RunRecord, reason: InterruptReason): Promise<void> {
-    const { store } = this.#options;
-    const messages = await store.listMessages(run.conversationId);
-    const stored = messages.find((message) => message.role === 'assistant' && message.runId === run.id);
-    let initial: Message | undefined = stored?.role === 'assistant' ? stored.message : undefined;
-    const tail = await this.#eventLog.read(run.id, initial?.lastSeq ?? 0).catch(() => undefined);
-    if (tail !== undefined && !tail.complete && tail.lastSeq !== null && initial !== undefined)
-      // The log holds later events but not the next one: continue its numbering from the store's state.
-      initial = { ...initial, lastSeq: tail.lastSeq };
-    const log = this.#openLog(run.id, run.conversationId, run.messageId, initial);
-    if (tail?.complete) for (const event of tail.events) log.ingest(event);
+    const copy = await this.#caughtUpCopy(run);
+    if (copy !== undefined) this.#own(copy, run.conversationId, run.messageId);
+    const log = copy ?? (await this.#logFromStore(run));
     appendInterruption(log, reason, run.conversationId, run.messageId);
     await this.#persisting.get(run.id);
     await this.#finishWrite(run.id, {
@@ -685,11 +685,23 @@ export class RunManager {
   }
 
   /**
+   * A decision or a tool result may reach this instance before the owner (here or elsewhere) has
+   * saved the pause the shopper saw: the card shows on the owner's own stream at once, while the
+   * store, and the shared log, get the pause a moment later. Wait for that, briefly.
+   */
+  async #awaitPauseSaved(runId: string): Promise<void> {
+    await this.settled(runId);
+    if (!this.#shared) return;
+    const run = await this.#options.store.getRun(runId);
+    if (run?.status === 'running') await this.#awaitStretchEnd(run, 10_000);
+  }
+
+  /**
    * Until the run's current stretch has ended, as this process's copy of its log hears it; bounded
    * by two lease times, after which a dead owner's run has been taken over.
    */
-  async #awaitStretchEnd(run: RunRecord): Promise<void> {
-    const deadline = Date.now() + 2 * this.#leaseMs + 5000;
+  async #awaitStretchEnd(run: RunRecord, limitMs = 2 * this.#leaseMs + 5000): Promise<void> {
+    const deadline = Date.now() + limitMs;
     while (Date.now() < deadline && !this.#closed) {
       const current = await this.#options.store.getRun(run.id);
       if (current === undefined || current.status !== 'running') return;
@@ -849,6 +861,37 @@ export class RunManager {
     void next.then(() => {
       if (this.#auditing.get(runId) === next) this.#auditing.delete(runId);
     });
+  }
+
+  /**
+   * This process's copy of the run, caught up with the shared log, to continue it in place: its
+   * readers then see what this instance appends. `undefined` when there is no usable copy.
+   */
+  async #caughtUpCopy(run: RunRecord): Promise<RunLog | undefined> {
+    const copy = this.#replicas.peek(run.id);
+    if (copy === undefined || copy.abandoned || copy.finished) return undefined;
+    const tail = await this.#eventLog.read(run.id, copy.lastSeq).catch(() => undefined);
+    if (tail === undefined || !tail.complete) return undefined;
+    for (const event of tail.events) copy.ingest(event);
+    return copy;
+  }
+
+  /**
+   * A log to continue the run from the store's message and the shared log's tail (what a dead owner
+   * streamed after its last block boundary). Readers of an older copy are sent to reconnect.
+   */
+  async #logFromStore(run: RunRecord): Promise<RunLog> {
+    this.#replicas.discard(run.id);
+    const messages = await this.#options.store.listMessages(run.conversationId);
+    const stored = messages.find((message) => message.role === 'assistant' && message.runId === run.id);
+    let initial: Message | undefined = stored?.role === 'assistant' ? stored.message : undefined;
+    const tail = await this.#eventLog.read(run.id, initial?.lastSeq ?? 0).catch(() => undefined);
+    if (tail !== undefined && !tail.complete && tail.lastSeq !== null && initial !== undefined)
+      // The log holds later events but not the next one: continue its numbering from the store's state.
+      initial = { ...initial, lastSeq: tail.lastSeq };
+    const log = this.#openLog(run.id, run.conversationId, run.messageId, initial);
+    if (tail?.complete) for (const event of tail.events) log.ingest(event);
+    return log;
   }
 
   /** A log this instance appends to: persisted at block boundaries, mirrored to the shared log. */

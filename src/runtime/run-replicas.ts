@@ -74,6 +74,11 @@ export class RunReplicas {
     this.#drop(runId, false);
   }
 
+  /** Forget the copy and send its readers to reconnect (a fresh copy replaces it). */
+  discard(runId: string): void {
+    this.#drop(runId);
+  }
+
   /** The copy this process holds, if any, without building one. */
   peek(runId: string): RunLog | undefined {
     return this.#replicas.get(runId)?.log;
@@ -90,19 +95,30 @@ export class RunReplicas {
 
   async #build(run: RunRecord): Promise<RunLog> {
     const { store, eventLog } = this.#options;
-    const messages = await store.listMessages(run.conversationId);
-    const stored = messages.find((message) => message.role === 'assistant' && message.runId === run.id);
-    const initial: Message | undefined = stored?.role === 'assistant' ? stored.message : undefined;
-    const log = new RunLog(run.id, {
-      ...(this.#options.capacity !== undefined ? { capacity: this.#options.capacity } : {}),
-      ...(initial !== undefined ? { initial } : {}),
-    });
-    // The tail the store has not caught up with (deltas since the last block boundary).
-    const tail = await eventLog.read(run.id, log.lastSeq).catch((error: unknown) => {
+    const capacity = this.#options.capacity !== undefined ? { capacity: this.#options.capacity } : {};
+    // The whole run from the shared log when it still holds it from seq 1: replays then keep their
+    // events. Otherwise the store's persisted message, plus the tail the store has not caught up with
+    // (deltas since the last block boundary).
+    const whole = await eventLog.read(run.id, 0).catch((error: unknown) => {
       this.#options.onError?.(run.id, error);
       return undefined;
     });
-    if (tail?.complete) for (const event of tail.events) log.ingest(event);
+    let log: RunLog;
+    let tail = whole;
+    if (whole?.complete && whole.events[0]?.seq === 1) {
+      log = new RunLog(run.id, capacity);
+      for (const event of whole.events) log.ingest(event);
+    } else {
+      const messages = await store.listMessages(run.conversationId);
+      const stored = messages.find((message) => message.role === 'assistant' && message.runId === run.id);
+      const initial: Message | undefined = stored?.role === 'assistant' ? stored.message : undefined;
+      log = new RunLog(run.id, { ...capacity, ...(initial !== undefined ? { initial } : {}) });
+      tail = await eventLog.read(run.id, log.lastSeq).catch((error: unknown) => {
+        this.#options.onError?.(run.id, error);
+        return undefined;
+      });
+      if (tail?.complete) for (const event of tail.events) log.ingest(event);
+    }
     const replica = newReplica(log);
     this.#replicas.set(run.id, replica);
     const live = (run.status === 'running' || run.status === 'paused') && !log.finished && !log.paused;

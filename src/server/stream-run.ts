@@ -68,7 +68,7 @@ export function streamRun(
       end: () => bytesOf({ type: 'done', runId: log.runId, at: Date.now() }, ndjson),
       heartbeat: encoder.encode(ndjson ? '\n' : ': ping\n\n'),
     },
-    options,
+    { ...options, skipThroughSeq: afterSeq },
   );
 }
 
@@ -82,9 +82,19 @@ export function streamLog(
   log: RunLog,
   replay: readonly RunEvent[],
   encoding: LogStreamEncoding,
-  options: { heartbeatMs?: number; headers?: Record<string, string> } = {},
+  options: {
+    heartbeatMs?: number;
+    headers?: Record<string, string>;
+    /**
+     * Live events up to this seq are not sent: this instance's copy of a run can lag behind what
+     * the reader already got from another instance (its Last-Event-ID). Default: the replay's last.
+     */
+    skipThroughSeq?: number;
+  } = {},
 ): Response {
   const queue: RunEvent[] = [...replay];
+  const lastReplayed = replay.reduce((last, event) => ('seq' in event ? Math.max(last, event.seq) : last), 0);
+  const skipThrough = Math.max(options.skipThroughSeq ?? 0, lastReplayed);
   let ending = false;
   let closed = false;
   let cleanup: () => void = () => {};
@@ -114,7 +124,7 @@ export function streamLog(
         }
         const unsubscribe = log.subscribe(
           (event) => {
-            if (closed) return;
+            if (closed || event.seq <= skipThrough) return;
             queue.push(event);
             if (event.type === 'run.finished' || event.type === 'run.paused') ending = true;
             pump();
