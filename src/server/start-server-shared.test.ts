@@ -1,0 +1,70 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createTestDatabase, postgresForTests } from '../store/postgres/test-support/index.ts';
+import { startServer } from './start-server.ts';
+import { StartupError } from './startup-error.ts';
+
+const hasPostgres = await postgresForTests();
+
+/** Start-up with PostgreSQL and Redis named but not there: one sentence, nothing left half-open. */
+describe('startServer with shared state that is not there', () => {
+  let directory: string;
+  beforeEach(() => {
+    directory = mkdtempSync(join(tmpdir(), 'runstream-startup-'));
+  });
+  afterEach(() => {
+    rmSync(directory, { recursive: true, force: true });
+  });
+
+  async function startupError(env: Record<string, string>): Promise<StartupError> {
+    const error = await startServer(
+      { RUNSTREAM_DB: join(directory, 'runstream.db'), PORT: '0', RUNSTREAM_DEMO_TOKEN: 't', ...env },
+      () => {},
+    ).then(
+      async (server) => {
+        await server.close();
+        throw new Error('the server started');
+      },
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(StartupError);
+    expect((error as Error).message).not.toContain('\n');
+    return error as StartupError;
+  }
+
+  it('refuses an unreachable PostgreSQL in one line, without the password', async () => {
+    const error = await startupError({
+      RUNSTREAM_DATABASE_URL: 'postgres://runstream:s3cret@127.0.0.1:1/runstream',
+    });
+    expect(error.message).toMatch(
+      /^PostgreSQL at postgres:\/\/runstream:\*\*\*@127\.0\.0\.1:1\/runstream is unreachable/,
+    );
+    expect(error.message).not.toContain('s3cret');
+  });
+
+  it.skipIf(!hasPostgres)('refuses an unreachable Redis in one line', async () => {
+    const database = await createTestDatabase('runstream_startup');
+    try {
+      const error = await startupError({
+        RUNSTREAM_DATABASE_URL: database.url,
+        RUNSTREAM_REDIS_URL: 'redis://:hunter2@127.0.0.1:1',
+      });
+      expect(error.message).toMatch(/^Redis at redis:\/\/:\*\*\*@127\.0\.0\.1:1 is unreachable/);
+      expect(error.message).not.toContain('hunter2');
+    } finally {
+      await database.drop();
+    }
+  });
+
+  it('refuses Redis without PostgreSQL: instances that share live logs must share their state', async () => {
+    const error = await startupError({ RUNSTREAM_REDIS_URL: 'redis://127.0.0.1:6379' });
+    expect(error.message).toContain('RUNSTREAM_DATABASE_URL');
+  });
+
+  it('refuses a lease time that is not a positive integer', async () => {
+    const error = await startupError({ RUNSTREAM_LEASE_MS: 'soon' });
+    expect(error.message).toContain('RUNSTREAM_LEASE_MS');
+  });
+});
