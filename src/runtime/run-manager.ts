@@ -77,6 +77,8 @@ export interface RunManagerOptions {
   control?: ControlChannel;
   /** How long a run's lease lasts without renewal (shared mode). Default 10,000 ms. */
   leaseMs?: number;
+  /** How long appends to the shared log are retried before the run is interrupted. Default 10,000 ms. */
+  liveLogGiveUpMs?: number;
 }
 
 interface LiveRun {
@@ -911,6 +913,7 @@ export class RunManager {
     const mirror = new LogMirror({
       eventLog: this.#eventLog,
       runId,
+      ...(this.#options.liveLogGiveUpMs !== undefined ? { giveUpMs: this.#options.liveLogGiveUpMs } : {}),
       onLost: () => this.#loseRun(runId),
       onUnreachable: (error) => {
         this.#options.onPersistenceError?.(runId, error);

@@ -5,7 +5,15 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openRedis } from '../bus/redis/index.ts';
 import { redisForTests, TEST_REDIS_URL, testKeyPrefix } from '../bus/test-support/index.ts';
-import { createRunEventDecoderStream, type LoggedRunEvent, type RunEvent } from '../protocol/index.ts';
+import {
+  createMessageState,
+  createRunEventDecoderStream,
+  type LoggedRunEvent,
+  type Message,
+  type RunEvent,
+  reduceAll,
+  toMessage,
+} from '../protocol/index.ts';
 import {
   createTestDatabase,
   postgresForTests,
@@ -361,6 +369,60 @@ describe.skipIf(!hasPostgres || !hasRedis)('two instances on one PostgreSQL and 
     });
     expect(next.status).toBe(200);
     expect(logged((await readStream(next)).events).at(-1)).toMatchObject({ status: 'completed' });
+  }, 60_000);
+
+  it('serves every reader from the store when Redis loses the live logs, mid-run and after', async () => {
+    const slow = await startServerProcess(instanceEnv('instance-slow-loss', 60));
+    const redis = await openRedis(TEST_REDIS_URL);
+    try {
+      const conversationId = await newConversation(slow);
+      const started = await api(slow, `/v1/conversations/${conversationId}/messages`, {
+        method: 'POST',
+        body: JSON.stringify({ text: '退货政策是什么？' }),
+      });
+      const runId = started.headers.get('x-runstream-run-id') ?? '';
+      const onOwner = readStream(started);
+      const first = await follow(b, runId, 0, 8);
+      // Redis restarts empty: every live log is gone.
+      await keys.clear(redis);
+      // B's readers reconnect (B's copy notices the loss and sends them off) until the run ends;
+      // each stretch is the store's snapshot or events, never a repeat.
+      let state = reduceAll(
+        createMessageState(),
+        first.events.filter((event) => event.type !== 'done'),
+      );
+      let ended = false;
+      for (let attempt = 0; !ended && attempt < 40; attempt += 1) {
+        const read = await follow(b, runId, state.lastSeq);
+        state = reduceAll(
+          state,
+          read.events.filter((event) => event.type !== 'done'),
+        );
+        ended = read.status === 204 || read.events.at(-1)?.type === 'done';
+        if (!ended) await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      expect(ended).toBe(true);
+      const owner = await onOwner;
+      const ownerState = reduceAll(
+        createMessageState(),
+        owner.events.filter((event) => event.type !== 'done'),
+      );
+      expect(ownerState.status).toBe('completed');
+      const persisted = (
+        (await (await api(a, `/v1/conversations/${conversationId}`)).json()) as {
+          messages: { role: string; message?: Message }[];
+        }
+      ).messages.find((message) => message.role === 'assistant')?.message;
+      expect(toMessage(state)).toEqual(persisted);
+      expect(toMessage(ownerState)).toEqual(persisted);
+      // After the run, with the live log gone again, a reader anywhere gets the store's snapshot.
+      await keys.clear(redis);
+      const late = await follow(a, runId, 0);
+      expect(late.events[0]).toMatchObject({ type: 'run.snapshot', message: persisted });
+    } finally {
+      redis.disconnect();
+      await slow.stop();
+    }
   }, 60_000);
 
   it('loses and repeats nothing when random cuts resume on random instances', async () => {
