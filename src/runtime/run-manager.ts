@@ -6,7 +6,7 @@ import {
   MemoryEventLog,
 } from '../bus/index.ts';
 import type { ChatMessage, ChatModel } from '../models/index.ts';
-import { type Message, toMessage } from '../protocol/index.ts';
+import type { Message } from '../protocol/index.ts';
 import type { HostToolResult, RunPatch, RunRecord, RunStore, ToolCallRecord } from '../store/index.ts';
 import {
   Agent,
@@ -16,10 +16,12 @@ import {
   HOST_TOOL_FAILED,
   waitsForToolResults,
 } from './agent-loop.ts';
+import { cancelPendingCalls } from './cancel-pending-calls.ts';
 import { driveRun, type RunOutcome } from './drive-run.ts';
 import { historyToTranscript } from './history-transcript.ts';
 import type { ToolResultSubmission } from './host-tool.ts';
 import { appendInterruption, type InterruptReason } from './interrupt-run.ts';
+import { KeyedSerialQueue } from './keyed-serial-queue.ts';
 import { LogMirror } from './log-mirror.ts';
 import { RunCancelled } from './run-cancelled.ts';
 import { CONFIRMATION_PENDING_MESSAGE, RunError, TOOL_RESULTS_PENDING_MESSAGE } from './run-error.ts';
@@ -34,9 +36,11 @@ import {
   storedOptions,
 } from './run-options.ts';
 import { RunReplicas } from './run-replicas.ts';
+import { saveStretchEnd } from './save-stretch-end.ts';
 import type { Skill } from './skill.ts';
 import type { AnyTool } from './tool.ts';
-import { type ToolAuditEntry, type ToolAuditLog, toolAuditEntry } from './tool-audit.ts';
+import type { ToolAuditEntry, ToolAuditLog } from './tool-audit.ts';
+import { ToolAuditRecorder } from './tool-audit-recorder.ts';
 import type { ToolPolicy } from './tool-policy.ts';
 import { checkSubmission, parseOutput, sameResult } from './tool-result-submission.ts';
 
@@ -110,9 +114,14 @@ export class RunManager {
   readonly #mirrors = new Map<string, LogMirror>();
   readonly #replicas: RunReplicas;
   readonly #leases: RunLeaseKeeper;
-  readonly #persisting = new Map<string, Promise<void>>();
-  readonly #auditing = new Map<string, Promise<void>>();
-  readonly #locks = new Map<string, Promise<void>>();
+  /** Each run's state writes, in event order. */
+  readonly #writes = new KeyedSerialQueue();
+  readonly #audit: ToolAuditRecorder;
+  /**
+   * Decisions and stops of one run happen one at a time in this process: an optimisation only, since
+   * the store's compare-and-set decides between instances.
+   */
+  readonly #locks = new KeyedSerialQueue();
   readonly #controlSubscription: Promise<() => void>;
   #closed = false;
 
@@ -125,6 +134,7 @@ export class RunManager {
       new MemoryEventLog(options.logCapacity !== undefined ? { capacity: options.logCapacity } : {});
     this.#control = options.control ?? new MemoryControlChannel();
     this.#leaseMs = options.leaseMs ?? 10_000;
+    this.#audit = new ToolAuditRecorder(options.audit, options.onPersistenceError);
     this.#replicas = new RunReplicas({
       store: options.store,
       eventLog: this.#eventLog,
@@ -243,7 +253,7 @@ export class RunManager {
     await this.#ownedRun(userId, runId);
     // A decision that arrives while the run is still pausing waits until the pause is saved.
     await this.#awaitPauseSaved(runId);
-    return this.#withRunLock(runId, () => this.#decide(userId, runId, toolCallId, decision, note));
+    return this.#locks.run(runId, () => this.#decide(userId, runId, toolCallId, decision, note));
   }
 
   async #decide(
@@ -317,7 +327,7 @@ export class RunManager {
     await this.#ownedRun(userId, runId);
     // Results that arrive while the run is still pausing wait until the pause is saved.
     await this.#awaitPauseSaved(runId);
-    return this.#withRunLock(runId, () => this.#submitToolResults(userId, runId, results));
+    return this.#locks.run(runId, () => this.#submitToolResults(userId, runId, results));
   }
 
   async #submitToolResults(
@@ -417,7 +427,7 @@ export class RunManager {
    */
   async cancel(userId: string, runId: string, reason = 'user_stop'): Promise<RunRecord> {
     await this.#ownedRun(userId, runId);
-    return this.#withRunLock(runId, () => this.#cancel(userId, runId, reason));
+    return this.#locks.run(runId, () => this.#cancel(userId, runId, reason));
   }
 
   async #cancel(userId: string, runId: string, reason: string): Promise<RunRecord> {
@@ -426,7 +436,7 @@ export class RunManager {
     if (live) {
       live.controller.abort(new RunCancelled(reason));
       await live.settled;
-      await this.#persisting.get(runId);
+      await this.#writes.idle(runId);
     }
     let run = await this.#ownedRun(userId, runId);
     if (run.status === 'running' && !this.#live.has(runId)) {
@@ -443,7 +453,7 @@ export class RunManager {
       run = await this.#ownedRun(userId, runId);
     }
     if (run.status === 'paused') await this.#cancelPaused(run, reason);
-    await this.#auditing.get(runId);
+    await this.#audit.idle(runId);
     return (await store.getRun(runId)) as RunRecord;
   }
 
@@ -462,8 +472,19 @@ export class RunManager {
     this.#own(log, run.conversationId, run.messageId);
     closeOpenBlocks(log, 'cancelled');
     log.append({ type: 'run.finished', status: 'cancelled', reason });
-    if (checkpoint !== undefined) await this.#cancelPending(run, checkpoint, reason);
-    await this.#persisting.get(run.id);
+    if (checkpoint !== undefined) {
+      const context = this.#context(run.id, run.conversationId, run.userId, storedOptions(checkpoint));
+      await cancelPendingCalls(
+        store,
+        this.#audit,
+        run,
+        context,
+        checkpoint,
+        reason,
+        this.#options.onPersistenceError,
+      );
+    }
+    await this.#writes.idle(run.id);
     await store.updateRun(run.id, { lastSeq: log.lastSeq });
     await store.saveCheckpoint(run.id, null);
     await this.#releaseEnd(run.id, log);
@@ -475,8 +496,8 @@ export class RunManager {
    */
   async settled(runId: string): Promise<void> {
     await this.#live.get(runId)?.settled;
-    await this.#persisting.get(runId);
-    await this.#auditing.get(runId);
+    await this.#writes.idle(runId);
+    await this.#audit.idle(runId);
   }
 
   /** The run record, if the user owns it. */
@@ -548,7 +569,7 @@ export class RunManager {
     if (copy !== undefined) this.#own(copy, run.conversationId, run.messageId);
     const log = copy ?? (await this.#logFromStore(run));
     appendInterruption(log, reason, run.conversationId, run.messageId);
-    await this.#persisting.get(run.id);
+    await this.#writes.idle(run.id);
     await this.#finishWrite(run.id, {
       status: 'interrupted',
       cancelReason: reason,
@@ -571,65 +592,15 @@ export class RunManager {
     const settled = (async (): Promise<RunOutcome> => {
       const outcome = await driveRun(log, controller.signal, () => work(agent));
       try {
-        await this.#persisting.get(runId);
+        await this.#writes.idle(runId);
         // Taken over by another instance while this one hung: the run is theirs to finish.
         if (this.#shared && (await store.getRun(runId))?.leaseOwner !== this.#instanceId) {
           this.#mirrors.get(runId)?.stop();
           return outcome;
         }
-        // The final state once more: it repairs any boundary write that failed on the way.
-        await store.saveAssistantMessage(
-          context.conversationId,
-          log.state.messageId ?? '',
-          runId,
-          toMessage(log.state),
+        await saveStretchEnd(store, log, context.conversationId, outcome, runOptions, (patch) =>
+          this.#finishWrite(runId, patch),
         );
-        if (outcome.status === 'paused') {
-          const checkpoint: RunCheckpoint = { ...outcome.checkpoint, options: runOptions };
-          await store.saveCheckpoint(runId, checkpoint);
-          for (const pending of outcome.checkpoint.pending) {
-            await store.saveToolCall({
-              runId,
-              toolCallId: pending.toolCallId,
-              name: pending.name,
-              args: pending.args,
-              effect: 'write',
-              status: 'awaiting_confirmation',
-              decision: null,
-            });
-          }
-          for (const pending of outcome.checkpoint.hostPending ?? []) {
-            await store.saveToolCall({
-              runId,
-              toolCallId: pending.toolCallId,
-              name: pending.name,
-              args: pending.args,
-              effect: 'host',
-              status: 'pending',
-              decision: null,
-            });
-          }
-          // A paused run has no owner: whichever instance gets the decision resumes it.
-          await this.#finishWrite(runId, {
-            status: 'paused',
-            lastSeq: log.lastSeq,
-            leaseOwner: null,
-            leaseExpiresAt: null,
-          });
-        } else {
-          const status =
-            log.state.status === 'running' || log.state.status === 'idle' || log.state.status === 'paused'
-              ? 'failed'
-              : log.state.status;
-          await this.#finishWrite(runId, {
-            status,
-            cancelReason: outcome.status === 'cancelled' ? outcome.reason : null,
-            lastSeq: log.lastSeq,
-            leaseOwner: null,
-            leaseExpiresAt: null,
-          });
-          await store.saveCheckpoint(runId, null);
-        }
       } catch (error) {
         // The store refused the ending: say so, and free the conversation rather than leave the run
         // `running` forever (the next start-up's recovery marks it interrupted otherwise).
@@ -639,7 +610,6 @@ export class RunManager {
           .catch(() => undefined);
       } finally {
         this.#live.delete(runId);
-        this.#persisting.delete(runId);
         await this.#releaseEnd(runId, log);
       }
       return outcome;
@@ -723,27 +693,6 @@ export class RunManager {
     }
   }
 
-  /**
-   * Decisions and stops of one run happen one at a time in this process: an optimisation only, since
-   * the store's compare-and-set decides between instances.
-   */
-  async #withRunLock<T>(runId: string, work: () => Promise<T>): Promise<T> {
-    const previous = this.#locks.get(runId) ?? Promise.resolve();
-    let release: () => void = () => {};
-    const current = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const chained = previous.then(() => current);
-    this.#locks.set(runId, chained);
-    await previous;
-    try {
-      return await work();
-    } finally {
-      release();
-      if (this.#locks.get(runId) === chained) this.#locks.delete(runId);
-    }
-  }
-
   #agent(log: RunLog, context: AgentContext, runOptions: StoredRunOptions, signal: AbortSignal): Agent {
     return new Agent({
       model: this.#options.model,
@@ -754,8 +703,8 @@ export class RunManager {
       signal,
       hostTools: runOptions.hostTools,
       ...(this.#options.policies !== undefined ? { policies: this.#options.policies } : {}),
-      ...(this.#options.audit !== undefined
-        ? { onToolAudit: (entry: ToolAuditEntry) => this.#recordAudit(context.runId, entry) }
+      ...(this.#audit.enabled
+        ? { onToolAudit: (entry: ToolAuditEntry) => this.#audit.record(context.runId, entry) }
         : {}),
       ...(this.#options.maxIterations !== undefined ? { maxIterations: this.#options.maxIterations } : {}),
     });
@@ -799,70 +748,6 @@ export class RunManager {
     if (checkpoint !== undefined && waitsForToolResults(checkpoint))
       return new RunError('tool_results_pending', TOOL_RESULTS_PENDING_MESSAGE, { runId: active.id });
     return new RunError('confirmation_pending', CONFIRMATION_PENDING_MESSAGE, { runId: active.id });
-  }
-
-  /** A paused run was stopped: the calls it waited on end cancelled, in the store and the audit log. */
-  async #cancelPending(run: RunRecord, checkpoint: RunCheckpoint, reason: string): Promise<void> {
-    const runOptions = storedOptions(checkpoint);
-    const context = this.#context(run.id, run.conversationId, run.userId, runOptions);
-    const now = Date.now();
-    const calls = [
-      ...checkpoint.pending.map((call) => ({
-        ...call,
-        executor: 'server' as const,
-        effect: 'write' as const,
-      })),
-      ...(checkpoint.hostPending ?? []).map((call) => ({
-        ...call,
-        executor: 'host' as const,
-        effect: 'host' as const,
-      })),
-    ];
-    for (const call of calls) {
-      const audit = call.audit ?? { decision: 'allow' as const, openedAt: now };
-      this.#recordAudit(
-        run.id,
-        toolAuditEntry(
-          context,
-          {
-            toolCallId: call.toolCallId,
-            name: call.name,
-            args: call.args,
-            executor: call.executor,
-            effect: call.effect,
-            audit,
-          },
-          'cancelled',
-          { error: `run_cancelled: ${reason}`, durationMs: now - audit.openedAt, at: now },
-        ),
-      );
-      try {
-        const record = await this.#toolCall(run.id, call.toolCallId);
-        await this.#options.store.saveToolCall({ ...record, status: 'cancelled' });
-      } catch (error) {
-        this.#options.onPersistenceError?.(run.id, error);
-      }
-    }
-  }
-
-  /** Audit entries of a run are written in order, best effort: a failure is reported, never thrown. */
-  #recordAudit(runId: string, entry: ToolAuditEntry): void {
-    const { audit, onPersistenceError } = this.#options;
-    if (audit === undefined) return;
-    const previous = this.#auditing.get(runId) ?? Promise.resolve();
-    const next = previous
-      .then(() => audit.record(entry))
-      .catch((error: unknown) => {
-        try {
-          onPersistenceError?.(runId, error);
-        } catch {
-          // Nothing more can be done about it.
-        }
-      });
-    this.#auditing.set(runId, next);
-    void next.then(() => {
-      if (this.#auditing.get(runId) === next) this.#auditing.delete(runId);
-    });
   }
 
   /**
@@ -927,18 +812,15 @@ export class RunManager {
     log.own({
       onAppend: (event) => mirror.push(event),
       onBoundary: (message) => {
-        // Writes are chained per run so they land in event order, never concurrently.
-        const previous = this.#persisting.get(runId) ?? Promise.resolve();
-        const next = previous
-          .then(() => this.#options.store.saveAssistantMessage(conversationId, messageId, runId, message))
-          .then(() => this.#options.store.updateRun(runId, { lastSeq: message.lastSeq }))
-          .then(
-            () => undefined,
-            // One failed write must not poison the next ones; the end of the stretch writes the
-            // final message again, so a transient failure (SQLITE_BUSY) loses nothing.
-            (error: unknown) => this.#options.onPersistenceError?.(runId, error),
-          );
-        this.#persisting.set(runId, next);
+        // Queued per run so writes land in event order, never concurrently. One failed write must not
+        // poison the next ones; the end of the stretch writes the final message again, so a transient
+        // failure (SQLITE_BUSY) loses nothing.
+        void this.#writes
+          .run(runId, async () => {
+            await this.#options.store.saveAssistantMessage(conversationId, messageId, runId, message);
+            await this.#options.store.updateRun(runId, { lastSeq: message.lastSeq });
+          })
+          .catch((error: unknown) => this.#options.onPersistenceError?.(runId, error));
       },
     });
   }
