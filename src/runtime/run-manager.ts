@@ -47,6 +47,9 @@ import { checkSubmission, parseOutput, sameResult } from './tool-result-submissi
 export { INTERRUPTED_MESSAGE } from './interrupt-run.ts';
 export type { RunOptions } from './run-options.ts';
 
+/** How often a stretch's ending is written before the store is given up on (backoff 0.2 s … 3.2 s). */
+const STRETCH_END_ATTEMPTS = 5;
+
 /** What a run on a shared log says when its owner could not reach the log and stopped it. */
 export const LIVE_LOG_UNREACHABLE_MESSAGE = '实时事件通道暂时不可用，本轮已中断，请稍后重试。';
 
@@ -598,9 +601,20 @@ export class RunManager {
           this.#mirrors.get(runId)?.stop();
           return outcome;
         }
-        await saveStretchEnd(store, log, context.conversationId, outcome, runOptions, (patch) =>
-          this.#finishWrite(runId, patch),
-        );
+        // A database that blinks (a failover, a restart) must not cost the ending the shopper saw:
+        // the writes are idempotent, so they are retried a few times before the run is given up.
+        for (let attempt = 1; ; attempt += 1) {
+          try {
+            await saveStretchEnd(store, log, context.conversationId, outcome, runOptions, (patch) =>
+              this.#finishWrite(runId, patch),
+            );
+            break;
+          } catch (error) {
+            if (attempt >= STRETCH_END_ATTEMPTS) throw error;
+            this.#options.onPersistenceError?.(runId, error);
+            await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** attempt));
+          }
+        }
       } catch (error) {
         // The store refused the ending: say so, and free the conversation rather than leave the run
         // `running` forever (the next start-up's recovery marks it interrupted otherwise).
