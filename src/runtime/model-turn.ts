@@ -1,0 +1,97 @@
+import type { ChatMessage, ToolCallRequest, ToolDefinition } from '../models/index.ts';
+import type { AgentOptions } from './agent-options.ts';
+import { LOAD_SKILL_TOOL } from './load-skill.ts';
+import type { RunBlocks } from './run-blocks.ts';
+
+const YIELD_EVERY_PARTS = 16;
+
+export interface ModelTurn {
+  text: string;
+  reasoning: string;
+  calls: { request: ToolCallRequest; blockId: string }[];
+}
+
+/** One macrotask turn, so sockets get written and other runs get their share. */
+export function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** Stream one model turn into blocks; returns its text and tool calls. */
+export async function streamModelTurn(
+  options: Pick<AgentOptions, 'log' | 'model' | 'signal' | 'tools'>,
+  blocks: RunBlocks,
+  transcript: readonly ChatMessage[],
+  tools: readonly ToolDefinition[],
+): Promise<ModelTurn> {
+  const { log, model, signal } = options;
+  let openText: { blockId: string; kind: 'reasoning' | 'answer' } | undefined;
+  let text = '';
+  let reasoning = '';
+  const toolBlocks = new Map<number, { blockId: string; id: string; name: string }>();
+  const calls: ModelTurn['calls'] = [];
+  const closeText = () => {
+    if (openText) blocks.endBlock(openText.blockId, 'done');
+    openText = undefined;
+  };
+  const writeText = (kind: 'reasoning' | 'answer', delta: string) => {
+    if (delta.length === 0) return;
+    if (openText?.kind !== kind) {
+      closeText();
+      openText = { blockId: blocks.newBlockId(), kind };
+      log.append({ type: 'block.started', blockId: openText.blockId, kind });
+    }
+    log.append({ type: 'block.delta', blockId: openText.blockId, text: delta });
+  };
+  let parts = 0;
+  for await (const part of model.stream({ messages: transcript, tools, signal })) {
+    // A model that answers without pauses (a local one, a scripted one) would otherwise produce the
+    // whole turn in one macrotask: no byte reaches any socket, and concurrent runs wait in line.
+    parts += 1;
+    if (parts % YIELD_EVERY_PARTS === 0) await yieldToEventLoop();
+    switch (part.type) {
+      case 'reasoning-delta':
+        reasoning += part.text;
+        writeText('reasoning', part.text);
+        break;
+      case 'text-delta':
+        text += part.text;
+        writeText('answer', part.text);
+        break;
+      case 'tool-call-start': {
+        closeText();
+        const blockId = blocks.newBlockId();
+        toolBlocks.set(part.index, { blockId, id: part.id, name: part.name });
+        const tool = options.tools.find((candidate) => candidate.name === part.name);
+        const title = part.name === LOAD_SKILL_TOOL ? '加载技能手册' : (tool?.title ?? part.name);
+        log.append({
+          type: 'block.started',
+          blockId,
+          kind: 'tool',
+          toolCallId: part.id,
+          name: part.name,
+          title,
+        });
+        break;
+      }
+      case 'tool-call-delta': {
+        const block = toolBlocks.get(part.index);
+        if (block && part.argumentsDelta.length > 0)
+          log.append({ type: 'block.delta', blockId: block.blockId, text: part.argumentsDelta });
+        break;
+      }
+      case 'tool-call-end': {
+        const block = toolBlocks.get(part.index);
+        if (block)
+          calls.push({
+            request: { id: block.id, name: part.name, arguments: part.arguments },
+            blockId: block.blockId,
+          });
+        break;
+      }
+      case 'finish':
+        break;
+    }
+  }
+  closeText();
+  return { text, reasoning, calls };
+}
