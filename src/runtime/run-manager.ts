@@ -6,7 +6,6 @@ import {
   MemoryEventLog,
 } from '../bus/index.ts';
 import type { ChatMessage, ChatModel } from '../models/index.ts';
-import type { Message } from '../protocol/index.ts';
 import type { HostToolResult, RunPatch, RunRecord, RunStore, ToolCallRecord } from '../store/index.ts';
 import {
   Agent,
@@ -16,18 +15,19 @@ import {
   HOST_TOOL_FAILED,
   waitsForToolResults,
 } from './agent-loop.ts';
+import { awaitStretchEnd } from './await-stretch-end.ts';
 import { cancelPendingCalls } from './cancel-pending-calls.ts';
 import { driveRun, type RunOutcome } from './drive-run.ts';
 import { historyToTranscript } from './history-transcript.ts';
 import type { ToolResultSubmission } from './host-tool.ts';
 import { appendInterruption, type InterruptReason } from './interrupt-run.ts';
 import { KeyedSerialQueue } from './keyed-serial-queue.ts';
-import { LogMirror } from './log-mirror.ts';
+import { OwnedRunLogs } from './owned-run-logs.ts';
 import { RunCancelled } from './run-cancelled.ts';
 import { CONFIRMATION_PENDING_MESSAGE, RunError, TOOL_RESULTS_PENDING_MESSAGE } from './run-error.ts';
 import { RunInterrupted } from './run-interrupted.ts';
 import { RunLeaseKeeper } from './run-lease-keeper.ts';
-import { RunLog } from './run-log.ts';
+import type { RunLog } from './run-log.ts';
 import {
   checkRunOptions,
   type RunCheckpoint,
@@ -114,7 +114,7 @@ export class RunManager {
   readonly #control: ControlChannel;
   readonly #leaseMs: number;
   readonly #live = new Map<string, LiveRun>();
-  readonly #mirrors = new Map<string, LogMirror>();
+  readonly #logs: OwnedRunLogs;
   readonly #replicas: RunReplicas;
   readonly #leases: RunLeaseKeeper;
   /** Each run's state writes, in event order. */
@@ -144,6 +144,20 @@ export class RunManager {
       watchMs: Math.max(100, Math.floor(this.#leaseMs / 2)),
       ...(options.logCapacity !== undefined ? { capacity: options.logCapacity } : {}),
       ...(options.onPersistenceError !== undefined ? { onError: options.onPersistenceError } : {}),
+    });
+    this.#logs = new OwnedRunLogs({
+      store: options.store,
+      eventLog: this.#eventLog,
+      replicas: this.#replicas,
+      writes: this.#writes,
+      ...(options.logCapacity !== undefined ? { capacity: options.logCapacity } : {}),
+      ...(options.liveLogGiveUpMs !== undefined ? { liveLogGiveUpMs: options.liveLogGiveUpMs } : {}),
+      ...(options.onPersistenceError !== undefined ? { onPersistenceError: options.onPersistenceError } : {}),
+      onLost: (runId) => this.#loseRun(runId),
+      onUnreachable: (runId) =>
+        this.#live
+          .get(runId)
+          ?.controller.abort(new RunInterrupted('live_log_unreachable', LIVE_LOG_UNREACHABLE_MESSAGE)),
     });
     this.#leases = new RunLeaseKeeper({
       store: options.store,
@@ -220,7 +234,7 @@ export class RunManager {
       await store.updateRun(runId, { status: 'failed', leaseOwner: null });
       throw error;
     }
-    const log = this.#openLog(runId, conversationId, messageId);
+    const log = this.#logs.open(runId, conversationId, messageId);
     log.append({
       type: 'run.started',
       conversationId,
@@ -298,7 +312,7 @@ export class RunManager {
     if (decisions.size < checkpoint.pending.length) return log;
     // Whoever decides last resumes, here or on another instance: one compare-and-set picks one.
     if (!(await this.#claimResume(runId))) return log;
-    this.#own(log, run.conversationId, run.messageId);
+    this.#logs.own(log, run.conversationId, run.messageId);
     const runOptions = storedOptions(checkpoint);
     const context = this.#context(runId, run.conversationId, userId, runOptions);
     this.#drive(runId, log, context, runOptions, (agent) =>
@@ -416,7 +430,7 @@ export class RunManager {
       );
     }
     if (!(await this.#claimResume(runId))) return { log, resumed: false };
-    this.#own(log, run.conversationId, run.messageId);
+    this.#logs.own(log, run.conversationId, run.messageId);
     const runOptions = storedOptions(checkpoint);
     const context = this.#context(runId, run.conversationId, userId, runOptions);
     this.#drive(runId, log, context, runOptions, (agent) => agent.resumeWithToolResults(checkpoint, answers));
@@ -472,7 +486,7 @@ export class RunManager {
     );
     // Resumed or stopped elsewhere in the meantime: that instance ends it.
     if (cancelled === undefined) return;
-    this.#own(log, run.conversationId, run.messageId);
+    this.#logs.own(log, run.conversationId, run.messageId);
     closeOpenBlocks(log, 'cancelled');
     log.append({ type: 'run.finished', status: 'cancelled', reason });
     if (checkpoint !== undefined) {
@@ -490,7 +504,7 @@ export class RunManager {
     await this.#writes.idle(run.id);
     await store.updateRun(run.id, { lastSeq: log.lastSeq });
     await store.saveCheckpoint(run.id, null);
-    await this.#releaseEnd(run.id, log);
+    await this.#logs.releaseEnd(log);
   }
 
   /**
@@ -559,18 +573,13 @@ export class RunManager {
 
   /** Another instance holds the run now (it took over a lease this one failed to renew in time). */
   #loseRun(runId: string): void {
-    this.#mirrors.get(runId)?.stop();
+    this.#logs.stopMirror(runId);
     this.#live.get(runId)?.controller.abort(new RunInterrupted('lease_lost'));
   }
 
-  /**
-   * Finish a run nobody drives: built from the store's message and the shared log's tail (what the
-   * dead owner streamed after its last block boundary), then the interruption appended.
-   */
+  /** Finish a run nobody drives: continued from what this instance knows of it, then interrupted. */
   async #interrupt(run: RunRecord, reason: InterruptReason): Promise<void> {
-    const copy = await this.#caughtUpCopy(run);
-    if (copy !== undefined) this.#own(copy, run.conversationId, run.messageId);
-    const log = copy ?? (await this.#logFromStore(run));
+    const log = await this.#logs.continueRun(run);
     appendInterruption(log, reason, run.conversationId, run.messageId);
     await this.#writes.idle(run.id);
     await this.#finishWrite(run.id, {
@@ -579,7 +588,7 @@ export class RunManager {
       lastSeq: log.lastSeq,
       leaseOwner: null,
     });
-    await this.#releaseEnd(run.id, log);
+    await this.#logs.releaseEnd(log);
   }
 
   #drive(
@@ -598,7 +607,7 @@ export class RunManager {
         await this.#writes.idle(runId);
         // Taken over by another instance while this one hung: the run is theirs to finish.
         if (this.#shared && (await store.getRun(runId))?.leaseOwner !== this.#instanceId) {
-          this.#mirrors.get(runId)?.stop();
+          this.#logs.stopMirror(runId);
           return outcome;
         }
         // A database that blinks (a failover, a restart) must not cost the ending the shopper saw:
@@ -624,7 +633,7 @@ export class RunManager {
           .catch(() => undefined);
       } finally {
         this.#live.delete(runId);
-        await this.#releaseEnd(runId, log);
+        await this.#logs.releaseEnd(log);
       }
       return outcome;
     })();
@@ -632,18 +641,16 @@ export class RunManager {
   }
 
   /**
-   * The stretch's ending is in the store: let it into the shared log, wait until it is there, let
-   * a finished run's log expire, and keep this copy for later readers here.
+   * Until the run's current stretch has ended; by default bounded by two lease times, after which a
+   * dead owner's run has been taken over.
    */
-  async #releaseEnd(runId: string, log: RunLog): Promise<void> {
-    const mirror = this.#mirrors.get(runId);
-    if (mirror !== undefined) {
-      mirror.release();
-      await mirror.flushed();
-      this.#mirrors.delete(runId);
-    }
-    if (log.finished) await this.#eventLog.expire(runId).catch(() => undefined);
-    this.#replicas.adopt(log);
+  #awaitStretchEnd(run: RunRecord, limitMs = 2 * this.#leaseMs + 5000): Promise<void> {
+    return awaitStretchEnd(
+      this.#options.store,
+      run,
+      async (current) => this.#live.get(current.id)?.log ?? this.#replicas.get(current),
+      { limitMs, checkMs: Math.min(500, this.#leaseMs / 4), stopped: () => this.#closed },
+    );
   }
 
   /** The ending of a stretch, written only while this instance still holds the run's lease. */
@@ -680,31 +687,6 @@ export class RunManager {
     if (!this.#shared) return;
     const run = await this.#options.store.getRun(runId);
     if (run?.status === 'running') await this.#awaitStretchEnd(run, 10_000);
-  }
-
-  /**
-   * Until the run's current stretch has ended, as this process's copy of its log hears it; bounded
-   * by two lease times, after which a dead owner's run has been taken over.
-   */
-  async #awaitStretchEnd(run: RunRecord, limitMs = 2 * this.#leaseMs + 5000): Promise<void> {
-    const deadline = Date.now() + limitMs;
-    while (Date.now() < deadline && !this.#closed) {
-      const current = await this.#options.store.getRun(run.id);
-      if (current === undefined || current.status !== 'running') return;
-      const log = this.#live.get(run.id)?.log ?? (await this.#replicas.get(current));
-      if (log.finished || log.paused) return;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(done, Math.min(500, this.#leaseMs / 4));
-        const unsubscribe = log.subscribe((event) => {
-          if (event.type === 'run.finished' || event.type === 'run.paused') done();
-        }, done);
-        function done() {
-          clearTimeout(timer);
-          unsubscribe();
-          resolve();
-        }
-      });
-    }
   }
 
   #agent(log: RunLog, context: AgentContext, runOptions: StoredRunOptions, signal: AbortSignal): Agent {
@@ -762,81 +744,6 @@ export class RunManager {
     if (checkpoint !== undefined && waitsForToolResults(checkpoint))
       return new RunError('tool_results_pending', TOOL_RESULTS_PENDING_MESSAGE, { runId: active.id });
     return new RunError('confirmation_pending', CONFIRMATION_PENDING_MESSAGE, { runId: active.id });
-  }
-
-  /**
-   * This process's copy of the run, caught up with the shared log, to continue it in place: its
-   * readers then see what this instance appends. `undefined` when there is no usable copy.
-   */
-  async #caughtUpCopy(run: RunRecord): Promise<RunLog | undefined> {
-    const copy = this.#replicas.peek(run.id);
-    if (copy === undefined || copy.abandoned || copy.finished) return undefined;
-    const tail = await this.#eventLog.read(run.id, copy.lastSeq).catch(() => undefined);
-    if (tail === undefined || !tail.complete) return undefined;
-    for (const event of tail.events) copy.ingest(event);
-    return copy;
-  }
-
-  /**
-   * A log to continue the run from the store's message and the shared log's tail (what a dead owner
-   * streamed after its last block boundary). Readers of an older copy are sent to reconnect.
-   */
-  async #logFromStore(run: RunRecord): Promise<RunLog> {
-    this.#replicas.discard(run.id);
-    const messages = await this.#options.store.listMessages(run.conversationId);
-    const stored = messages.find((message) => message.role === 'assistant' && message.runId === run.id);
-    let initial: Message | undefined = stored?.role === 'assistant' ? stored.message : undefined;
-    const tail = await this.#eventLog.read(run.id, initial?.lastSeq ?? 0).catch(() => undefined);
-    if (tail !== undefined && !tail.complete && tail.lastSeq !== null && initial !== undefined)
-      // The log holds later events but not the next one: continue its numbering from the store's state.
-      initial = { ...initial, lastSeq: tail.lastSeq };
-    const log = this.#openLog(run.id, run.conversationId, run.messageId, initial);
-    if (tail?.complete) for (const event of tail.events) log.ingest(event);
-    return log;
-  }
-
-  /** A log this instance appends to: persisted at block boundaries, mirrored to the shared log. */
-  #openLog(runId: string, conversationId: string, messageId: string, initial?: Message): RunLog {
-    const log = new RunLog(runId, {
-      ...(this.#options.logCapacity !== undefined ? { capacity: this.#options.logCapacity } : {}),
-      ...(initial ? { initial } : {}),
-    });
-    this.#own(log, conversationId, messageId);
-    return log;
-  }
-
-  /** From now on this instance appends to `log`: persist its boundaries and mirror its events. */
-  #own(log: RunLog, conversationId: string, messageId: string): void {
-    const { runId } = log;
-    this.#replicas.release(runId);
-    const mirror = new LogMirror({
-      eventLog: this.#eventLog,
-      runId,
-      ...(this.#options.liveLogGiveUpMs !== undefined ? { giveUpMs: this.#options.liveLogGiveUpMs } : {}),
-      onLost: () => this.#loseRun(runId),
-      onUnreachable: (error) => {
-        this.#options.onPersistenceError?.(runId, error);
-        this.#live
-          .get(runId)
-          ?.controller.abort(new RunInterrupted('live_log_unreachable', LIVE_LOG_UNREACHABLE_MESSAGE));
-      },
-    });
-    this.#mirrors.get(runId)?.stop();
-    this.#mirrors.set(runId, mirror);
-    log.own({
-      onAppend: (event) => mirror.push(event),
-      onBoundary: (message) => {
-        // Queued per run so writes land in event order, never concurrently. One failed write must not
-        // poison the next ones; the end of the stretch writes the final message again, so a transient
-        // failure (SQLITE_BUSY) loses nothing.
-        void this.#writes
-          .run(runId, async () => {
-            await this.#options.store.saveAssistantMessage(conversationId, messageId, runId, message);
-            await this.#options.store.updateRun(runId, { lastSeq: message.lastSeq });
-          })
-          .catch((error: unknown) => this.#options.onPersistenceError?.(runId, error));
-      },
-    });
   }
 
   async #ownedRun(userId: string, runId: string): Promise<RunRecord> {
