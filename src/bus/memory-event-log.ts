@@ -49,6 +49,11 @@ export class MemoryEventLog implements EventLog {
     const last = entries.events[entries.events.length - 1];
     if (last !== undefined && entries.start < entries.events.length && first.seq !== last.seq + 1)
       throw new EventLogConflict(runId, first.seq, last.seq);
+    // A run that goes on (resumed after a pause) keeps its log: the expiry set at the pause is off.
+    if (entries.expiry !== undefined) {
+      clearTimeout(entries.expiry);
+      delete entries.expiry;
+    }
     entries.events.push(...events);
     const held = entries.events.length - entries.start;
     if (held > this.#capacity) entries.start += held - this.#capacity;

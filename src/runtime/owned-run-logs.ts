@@ -84,7 +84,7 @@ export class OwnedRunLogs {
 
   /**
    * The stretch's ending is in the store: let it into the shared log, wait until it is there, let
-   * a finished run's log expire, and keep this copy for later readers here.
+   * the run's live log expire, and keep this copy for later readers here.
    */
   async releaseEnd(log: RunLog): Promise<void> {
     const { runId } = log;
@@ -94,7 +94,9 @@ export class OwnedRunLogs {
       await mirror.flushed();
       if (this.#mirrors.get(runId) === mirror) this.#mirrors.delete(runId);
     }
-    if (log.finished) await this.#options.eventLog.expire(runId).catch(() => undefined);
+    // A paused run may wait for days: its live log goes too, and a resume starts it afresh (readers
+    // then get the store's snapshot for what came before).
+    if (log.finished || log.paused) await this.#options.eventLog.expire(runId).catch(() => undefined);
     this.#options.replicas.adopt(log);
   }
 

@@ -204,6 +204,16 @@ export function describeEventLogConformance(
       expect(error).toBeInstanceOf(EventLogGap);
     });
 
+    it('keeps the log of a run that goes on after its expiry was set (a resumed pause)', async () => {
+      const { log } = await open({ ttlMs: 100 });
+      const runId = freshRunId();
+      await log.append(runId, runEvents(runId, 1, 3, 'paused'));
+      await log.expire(runId);
+      await log.append(runId, runEvents(runId, 4, 5));
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      expect((await log.read(runId, 0)).events.map((event) => event.seq)).toEqual([1, 2, 3, 4, 5]);
+    });
+
     it("lets an ended run's log expire", async () => {
       const { log } = await open({ ttlMs: 50 });
       const runId = freshRunId();
