@@ -12,7 +12,7 @@ export interface EventLog {
    * unless n is the log's last seq + 1, so two writers can never both append seq n. An empty log
    * (new, expired or lost) accepts any n: what came before is in the store.
    */
-  append(runId: string, events: readonly LoggedRunEvent[]): Promise<void>;
+  append(runId: string, events: readonly LoggedRunEvent[], options?: AppendOptions): Promise<void>;
   /** The events after `afterSeq` that the log holds, and whether they are all of them. */
   read(runId: string, afterSeq: number): Promise<EventLogRead>;
   /**
@@ -25,6 +25,16 @@ export interface EventLog {
   /** The run has ended: its log may go after the configured time to live. */
   expire(runId: string): Promise<void>;
   close(): Promise<void>;
+}
+
+export interface AppendOptions {
+  /**
+   * `continues` (the default): refused unless the first event's seq is the log's last + 1 (or the
+   * log is empty). `follows`: refused only when the log already holds that seq or a later one. That
+   * is enough once a writer's first append of a stretch was checked, since any second writer's
+   * append of the same seq is still refused, and on Redis it saves a read per append.
+   */
+  check?: 'continues' | 'follows';
 }
 
 export interface EventLogRead {

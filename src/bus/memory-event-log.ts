@@ -1,5 +1,6 @@
 import type { LoggedRunEvent } from '../protocol/index.ts';
 import {
+  type AppendOptions,
   assertConsecutive,
   type EventLog,
   EventLogConflict,
@@ -37,7 +38,7 @@ export class MemoryEventLog implements EventLog {
     this.#ttlMs = options.ttlMs ?? 60_000;
   }
 
-  async append(runId: string, events: readonly LoggedRunEvent[]): Promise<void> {
+  async append(runId: string, events: readonly LoggedRunEvent[], options: AppendOptions = {}): Promise<void> {
     const first = events[0];
     if (first === undefined) return;
     assertConsecutive(runId, events);
@@ -47,16 +48,18 @@ export class MemoryEventLog implements EventLog {
       this.#runs.set(runId, entries);
     }
     const last = entries.events[entries.events.length - 1];
-    if (last !== undefined && entries.start < entries.events.length && first.seq !== last.seq + 1)
-      throw new EventLogConflict(runId, first.seq, last.seq);
+    const held = last !== undefined && entries.start < entries.events.length;
+    const refused =
+      options.check === 'follows' ? first.seq <= (last?.seq ?? 0) : first.seq !== (last?.seq ?? 0) + 1;
+    if (held && last !== undefined && refused) throw new EventLogConflict(runId, first.seq, last.seq);
     // A run that goes on (resumed after a pause) keeps its log: the expiry set at the pause is off.
     if (entries.expiry !== undefined) {
       clearTimeout(entries.expiry);
       delete entries.expiry;
     }
     entries.events.push(...events);
-    const held = entries.events.length - entries.start;
-    if (held > this.#capacity) entries.start += held - this.#capacity;
+    const holding = entries.events.length - entries.start;
+    if (holding > this.#capacity) entries.start += holding - this.#capacity;
     // Compact once the dropped prefix is as long as what is held: amortised O(1) per event.
     if (entries.start > this.#capacity) {
       entries.events = entries.events.slice(entries.start);

@@ -26,6 +26,8 @@ export class LogMirror {
   #flushing: Promise<void> = Promise.resolve();
   #scheduled = false;
   #stopped = false;
+  /** After the first append of this stretch landed, Redis's id order is check enough (see `AppendOptions`). */
+  #checked = false;
 
   constructor(options: LogMirrorOptions) {
     this.#options = options;
@@ -84,7 +86,8 @@ export class LogMirror {
     const giveUpAt = Date.now() + (this.#options.giveUpMs ?? 10_000);
     for (let attempt = 0; !this.#stopped; attempt += 1) {
       try {
-        await eventLog.append(runId, batch);
+        await eventLog.append(runId, batch, { check: this.#checked ? 'follows' : 'continues' });
+        this.#checked = true;
         return;
       } catch (error) {
         if (error instanceof EventLogConflict) {

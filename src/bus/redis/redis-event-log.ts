@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { LoggedRunEvent } from '../../protocol/index.ts';
 import {
+  type AppendOptions,
   assertConsecutive,
   type EventLog,
   EventLogConflict,
@@ -30,22 +31,29 @@ export interface RedisEventLogOptions {
 }
 
 /**
- * Appends a batch only if it continues the stream: the stream's top entry id is `<seq>-0`, so the
- * check and the XADDs run as one script, atomically, and two writers can never both append seq n.
- * Returns the new last seq, or `{ -1, last }` on a conflict.
+ * Appends a batch of entries `<seq>-0` atomically. ARGV: first seq, cap, TTL to set (0: leave it),
+ * check (1: the first seq must continue the stream; 0: Redis's own rule that an id must exceed the
+ * top is enough), then one JSON payload per event. Returns `{ last, 0 }`, or `{ -1, top }` on a
+ * conflict. Within the script nothing interleaves, so only the first XADD can fail.
  */
 const APPEND_SCRIPT = `
-local top = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
 local first = tonumber(ARGV[1])
-if #top > 0 then
-  local last = tonumber(string.match(top[1][1], '^(%d+)'))
-  if last ~= first - 1 then return {-1, last} end
+if ARGV[4] == '1' then
+  local top = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
+  if #top > 0 then
+    local last = tonumber(string.match(top[1][1], '^(%d+)'))
+    if last ~= first - 1 then return {-1, last} end
+  end
 end
-for index = 4, #ARGV do
-  redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], (first + index - 4) .. '-0', 'e', ARGV[index])
+for index = 5, #ARGV do
+  local added = redis.pcall('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], (first + index - 5) .. '-0', 'e', ARGV[index])
+  if type(added) == 'table' and added.err then
+    local top = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
+    return {-1, tonumber(string.match(top[1][1], '^(%d+)'))}
+  end
 end
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
-return {first + #ARGV - 4, 0}
+if ARGV[3] ~= '0' then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
+return {first + #ARGV - 5, 0}
 `;
 
 type StreamEntry = [id: string, fields: string[]];
@@ -76,6 +84,7 @@ export class RedisEventLog implements EventLog {
   readonly #idleTtlMs: number;
   readonly #blockMs: number;
   readonly #followed = new Map<string, Followed>();
+  readonly #ttlRefreshedAt = new Map<string, number>();
   #blockingId: number | undefined;
   #hub: Promise<void> | undefined;
   /** Bumped by every new follower; the hub notes which generation its current read covers. */
@@ -96,32 +105,45 @@ export class RedisEventLog implements EventLog {
       this.#redis.defineCommand('runstreamAppend', { numberOfKeys: 1, lua: APPEND_SCRIPT });
   }
 
-  async append(runId: string, events: readonly LoggedRunEvent[]): Promise<void> {
+  async append(runId: string, events: readonly LoggedRunEvent[], options: AppendOptions = {}): Promise<void> {
     const first = events[0];
     if (first === undefined) return;
     assertConsecutive(runId, events);
+    // The idle TTL (a stream nobody ended goes after a day) is refreshed once a minute, not per append.
+    const now = Date.now();
+    const refreshTtl = now - (this.#ttlRefreshedAt.get(runId) ?? 0) > 60_000;
     const result = (await (this.#redis as unknown as ScriptedRedis).runstreamAppend(
       this.#key(runId),
       first.seq,
       this.#capacity,
-      this.#idleTtlMs,
+      refreshTtl ? this.#idleTtlMs : 0,
+      options.check === 'follows' ? 0 : 1,
       ...events.map((event) => JSON.stringify(event)),
     )) as [number, number];
     if (result[0] === -1) throw new EventLogConflict(runId, first.seq, result[1]);
+    if (refreshTtl) this.#ttlRefreshedAt.set(runId, now);
   }
 
   async read(runId: string, afterSeq: number): Promise<EventLogRead> {
-    const [entries, top] = await Promise.all([
-      this.#redis.xrange(this.#key(runId), `(${afterSeq}-0`, '+') as Promise<StreamEntry[]>,
-      this.#redis.xrevrange(this.#key(runId), '+', '-', 'COUNT', 1) as Promise<StreamEntry[]>,
-    ]);
-    const newest = top[0];
-    if (newest === undefined) return { events: [], complete: false, lastSeq: null };
-    const lastSeq = seqOf(newest[0]);
-    const events = entries.map(eventOf);
-    const firstHeld = events[0]?.seq;
-    const complete = afterSeq >= lastSeq || firstHeld === afterSeq + 1;
-    return { events, complete, lastSeq };
+    const key = this.#key(runId);
+    // One MULTI, so the entries, the oldest and the newest describe the same moment: read apart, an
+    // append in between would make a whole tail look like a gap.
+    const replies = await this.#redis
+      .multi()
+      .xrange(key, `(${afterSeq}-0`, '+')
+      .xrange(key, '-', '+', 'COUNT', 1)
+      .xrevrange(key, '+', '-', 'COUNT', 1)
+      .exec();
+    const [entries, oldest, newest] = (replies ?? []).map(([error, value]) => {
+      if (error) throw error;
+      return value as StreamEntry[];
+    });
+    const top = newest?.[0];
+    const bottom = oldest?.[0];
+    if (top === undefined || bottom === undefined) return { events: [], complete: false, lastSeq: null };
+    const lastSeq = seqOf(top[0]);
+    const complete = afterSeq >= lastSeq || seqOf(bottom[0]) <= afterSeq + 1;
+    return { events: (entries ?? []).map(eventOf), complete, lastSeq };
   }
 
   async *follow(
@@ -186,6 +208,7 @@ export class RedisEventLog implements EventLog {
   }
 
   async expire(runId: string): Promise<void> {
+    this.#ttlRefreshedAt.delete(runId);
     await this.#redis.pexpire(this.#key(runId), this.#ttlMs);
   }
 

@@ -130,6 +130,21 @@ export function describeEventLogConformance(
       expect(seqs((await log.read(runId, 0)).events)).toEqual([1, 2, 3, 4]);
     });
 
+    it("checks only the order with check: 'follows', still refusing a seq the log holds", async () => {
+      const { log, peer } = get();
+      const runId = freshRunId();
+      await log.append(runId, runEvents(runId, 1, 2));
+      await log.append(runId, runEvents(runId, 3, 4), { check: 'follows' });
+      await expect(peer.append(runId, runEvents(runId, 4, 5), { check: 'follows' })).rejects.toBeInstanceOf(
+        EventLogConflict,
+      );
+      await expect(peer.append(runId, runEvents(runId, 2, 2), { check: 'follows' })).rejects.toMatchObject({
+        lastSeq: 4,
+      });
+      await log.append(runId, runEvents(runId, 5, 6), { check: 'follows' });
+      expect(seqs((await peer.read(runId, 0)).events)).toEqual([1, 2, 3, 4, 5, 6]);
+    });
+
     it('accepts any first seq on an empty log: what came before is in the store', async () => {
       const { log } = get();
       const runId = freshRunId();
