@@ -800,7 +800,7 @@ async function main(): Promise<number> {
     printNotes(
       'Redis: the commands the instances sent, from MONITOR on a Redis other clients share (a command is ' +
         "theirs when it names the bench's key prefix or comes from a connection that did; the commands the " +
-        'append script runs (an xadd per event; an xrevrange on a stretch'"'"'s first append; a pexpire a minute), count as Redis counts them, as in INFO ' +
+        'append script runs (an xadd per event; an xrevrange on the first append of a stretch; a pexpire a minute), count as Redis counts them, as in INFO ' +
         'commandstats). MONITOR hides admin commands, so client|unblock (a new follower waking the blocking ' +
         'read) is the INFO commandstats difference, every client of Redis included. PostgreSQL: differences ' +
         'of pg_stat_database.xact_commit (every committed transaction, reads too) and pg_stat_user_tables ' +
