@@ -1,14 +1,15 @@
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import { z } from 'zod';
 import { wireError } from '../protocol/index.ts';
 import type { KnowledgeSources } from '../retrieval/index.ts';
 import type { RunManager, ToolAuditLog } from '../runtime/index.ts';
 import type { ResponseRecords, RunStore, StoredMessage, User } from '../store/index.ts';
 import { HttpError, toHttpError } from './http-error.ts';
+import { nodeResponseOf } from './node-response-of.ts';
 import { readJsonBody } from './read-json-body.ts';
 import { registerResponsesRoutes } from './responses/responses-routes.ts';
 import { serveWeb } from './serve-web.ts';
-import { streamRun } from './stream-run.ts';
+import { type StreamLogOptions, streamRun } from './stream-run.ts';
 import { traceIdOf } from './trace-context.ts';
 
 export interface AppOptions {
@@ -150,7 +151,7 @@ export function createApp(options: AppOptions): Hono<Env> {
     });
     if (conversation.title === '新对话')
       await store.renameConversation(conversation.id, body.text.slice(0, 30));
-    return streamRun(log, 0, context.req.header('accept'), heartbeat(options));
+    return streamRun(log, 0, context.req.header('accept'), streaming(context, options));
   });
 
   app.get('/v1/runs/:id', async (context) => {
@@ -168,7 +169,7 @@ export function createApp(options: AppOptions): Hono<Env> {
   app.get('/v1/runs/:id/events', async (context) => {
     const log = await runs.logOf(context.get('user').id, context.req.param('id'));
     const after = parseSeq(context.req.header('last-event-id') ?? context.req.query('after'));
-    return streamRun(log, after, context.req.header('accept'), heartbeat(options));
+    return streamRun(log, after, context.req.header('accept'), streaming(context, options));
   });
 
   app.post('/v1/runs/:id/cancel', async (context) => {
@@ -195,7 +196,7 @@ export function createApp(options: AppOptions): Hono<Env> {
       context.req.header('last-event-id') === undefined
         ? before
         : parseSeq(context.req.header('last-event-id'));
-    return streamRun(log, after, context.req.header('accept'), heartbeat(options));
+    return streamRun(log, after, context.req.header('accept'), streaming(context, options));
   });
 
   const { sources } = options;
@@ -280,6 +281,16 @@ function parseSeq(value: string | undefined): number {
   return Number(value);
 }
 
-function heartbeat(options: AppOptions): { heartbeatMs?: number } {
-  return options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs };
+/**
+ * How a run stream is written: the heartbeat interval, the request's trace id (the middleware
+ * that echoes it runs after a stream written straight to Node has sent its headers), and Node's
+ * response when the server runs on Node.
+ */
+function streaming(context: Context<Env>, options: AppOptions): StreamLogOptions {
+  const outgoing = nodeResponseOf(context);
+  return {
+    ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
+    headers: { 'x-request-id': context.get('traceId') },
+    ...(outgoing !== undefined ? { outgoing } : {}),
+  };
 }

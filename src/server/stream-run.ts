@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import {
   encodeRunEventNdjson,
   encodeRunEventSse,
@@ -6,6 +7,7 @@ import {
   SSE_CONTENT_TYPE,
 } from '../protocol/index.ts';
 import type { RunLog } from '../runtime/index.ts';
+import { writeLogToNode } from './node-log-stream.ts';
 
 export const HEARTBEAT_MS = 15_000;
 export const RETRY_MS = 1_000;
@@ -28,6 +30,21 @@ function bytesOf(event: RunEvent, ndjson: boolean): Uint8Array {
     cache.set(event, bytes);
   }
   return bytes;
+}
+
+export interface StreamLogOptions {
+  heartbeatMs?: number;
+  headers?: Record<string, string>;
+  /**
+   * Live events up to this seq are not sent: this instance's copy of a run can lag behind what
+   * the reader already got from another instance (its Last-Event-ID). Default: the replay's last.
+   */
+  skipThroughSeq?: number;
+  /**
+   * The Node response when the server runs on Node (`@hono/node-server` passes it as
+   * `context.env.outgoing`): the stream is then written into it directly (`writeLogToNode`).
+   */
+  outgoing?: ServerResponse;
 }
 
 /** How a log stream writes its frames: the protocol's own encoders, or another face's (Responses). */
@@ -53,10 +70,11 @@ export function streamRun(
   log: RunLog,
   afterSeq: number,
   accept: string | undefined,
-  options: { heartbeatMs?: number } = {},
+  options: StreamLogOptions = {},
 ): Response {
   const ndjson = accept?.includes(NDJSON_CONTENT_TYPE) ?? false;
-  if (endsStream(log) && afterSeq >= log.lastSeq) return new Response(null, { status: 204 });
+  if (endsStream(log) && afterSeq >= log.lastSeq)
+    return new Response(null, { status: 204, ...(options.headers ? { headers: options.headers } : {}) });
   const replay = log.since(afterSeq);
   return streamLog(
     log,
@@ -82,19 +100,17 @@ export function streamLog(
   log: RunLog,
   replay: readonly RunEvent[],
   encoding: LogStreamEncoding,
-  options: {
-    heartbeatMs?: number;
-    headers?: Record<string, string>;
-    /**
-     * Live events up to this seq are not sent: this instance's copy of a run can lag behind what
-     * the reader already got from another instance (its Last-Event-ID). Default: the replay's last.
-     */
-    skipThroughSeq?: number;
-  } = {},
+  options: StreamLogOptions = {},
 ): Response {
-  const queue: RunEvent[] = [...replay];
   const lastReplayed = replay.reduce((last, event) => ('seq' in event ? Math.max(last, event.seq) : last), 0);
   const skipThrough = Math.max(options.skipThroughSeq ?? 0, lastReplayed);
+  if (options.outgoing !== undefined && !options.outgoing.headersSent)
+    return writeLogToNode(options.outgoing, log, replay, encoding, {
+      heartbeatMs: options.heartbeatMs ?? HEARTBEAT_MS,
+      headers: options.headers ?? {},
+      skipThrough,
+    });
+  const queue: RunEvent[] = [...replay];
   let ending = false;
   let closed = false;
   let cleanup: () => void = () => {};

@@ -1,8 +1,11 @@
+import type { ServerResponse } from 'node:http';
 import type { Hono } from 'hono';
 import type { RunManager } from '../../runtime/index.ts';
 import type { ResponseRecord, ResponseRecords, RunStore, User } from '../../store/index.ts';
 import { HttpError } from '../http-error.ts';
+import { nodeResponseOf } from '../node-response-of.ts';
 import { readJsonBody } from '../read-json-body.ts';
+import type { StreamLogOptions } from '../stream-run.ts';
 import type { ResponseContext } from './response-object.ts';
 import {
   CancelResponseSchema,
@@ -35,9 +38,10 @@ type ToolResultInput = { call_id: string; output?: Parameters<typeof outputText>
  */
 export function registerResponsesRoutes(app: Hono<Env>, options: ResponsesRoutesOptions): void {
   const { store, runs, responses } = options;
-  const streamOptions = (traceId: string) => ({
+  const streamOptions = (traceId: string, outgoing: ServerResponse | undefined): StreamLogOptions => ({
     ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
     headers: { 'x-request-id': traceId },
+    ...(outgoing !== undefined ? { outgoing } : {}),
   });
 
   async function ownedRecord(user: User, id: string): Promise<ResponseRecord> {
@@ -54,6 +58,7 @@ export function registerResponsesRoutes(app: Hono<Env>, options: ResponsesRoutes
     stream: boolean,
     accept: string | undefined,
     traceId: string,
+    outgoing: ServerResponse | undefined,
   ): Promise<Response> {
     const before = (await runs.logOf(user.id, record.id)).lastSeq;
     const { log, resumed } = await runs.submitToolResults(
@@ -77,7 +82,7 @@ export function registerResponsesRoutes(app: Hono<Env>, options: ResponsesRoutes
       await runs.settled(record.id);
       return Response.json(responseObjectOf(log, context), { headers: { 'x-request-id': traceId } });
     }
-    return streamResponse(log, context, { afterNativeSeq: before }, accept, streamOptions(traceId));
+    return streamResponse(log, context, { afterNativeSeq: before }, accept, streamOptions(traceId, outgoing));
   }
 
   app.post('/v1/responses', async (context) => {
@@ -98,7 +103,7 @@ export function registerResponsesRoutes(app: Hono<Env>, options: ResponsesRoutes
         throw new HttpError(400, 'invalid_request', 'function_call_output items need previous_response_id');
       if (userText(body) !== '')
         throw new HttpError(400, 'invalid_request', 'send function_call_output items without new messages');
-      return submit(user, previous, outputs, stream, accept, traceId);
+      return submit(user, previous, outputs, stream, accept, traceId, nodeResponseOf(context));
     }
 
     const text = userText(body);
@@ -144,7 +149,13 @@ export function registerResponsesRoutes(app: Hono<Env>, options: ResponsesRoutes
       await runs.settled(log.runId);
       return context.json(responseObjectOf(log, contextOf(record)), 200, { 'x-request-id': traceId });
     }
-    return streamResponse(log, contextOf(record), { afterSequence: -1 }, accept, streamOptions(traceId));
+    return streamResponse(
+      log,
+      contextOf(record),
+      { afterSequence: -1 },
+      accept,
+      streamOptions(traceId, nodeResponseOf(context)),
+    );
   });
 
   app.post('/v1/responses/:id/tool_results', async (context) => {
@@ -153,7 +164,15 @@ export function registerResponsesRoutes(app: Hono<Env>, options: ResponsesRoutes
     const body = await readJsonBody(context.req.raw, SubmitToolResultsSchema, RESPONSES_MAX_BODY_BYTES);
     const results = Array.isArray(body) ? body : body.tool_outputs;
     const stream = Array.isArray(body) ? context.req.query('stream') !== 'false' : body.stream !== false;
-    return submit(user, record, results, stream, context.req.header('accept'), context.get('traceId'));
+    return submit(
+      user,
+      record,
+      results,
+      stream,
+      context.req.header('accept'),
+      context.get('traceId'),
+      nodeResponseOf(context),
+    );
   });
 
   app.post('/v1/responses/:id/cancel', async (context) => {
@@ -176,7 +195,7 @@ export function registerResponsesRoutes(app: Hono<Env>, options: ResponsesRoutes
       contextOf(record),
       { afterSequence: parseSequence(after) },
       context.req.header('accept'),
-      streamOptions(context.get('traceId')),
+      streamOptions(context.get('traceId'), nodeResponseOf(context)),
     );
   });
 }

@@ -1,6 +1,6 @@
 import { NDJSON_CONTENT_TYPE, type RunEvent, SSE_CONTENT_TYPE } from '../../protocol/index.ts';
 import type { RunLog } from '../../runtime/index.ts';
-import { endsStream, RETRY_MS, streamLog } from '../stream-run.ts';
+import { endsStream, RETRY_MS, type StreamLogOptions, streamLog } from '../stream-run.ts';
 import type { ResponseContext } from './response-object.ts';
 import { ResponsesEventMapper, type ResponsesStreamEvent } from './responses-event-mapper.ts';
 
@@ -38,7 +38,7 @@ export function streamResponse(
   context: ResponseContext,
   start: ResponseStreamStart,
   accept: string | undefined,
-  options: { heartbeatMs?: number; headers?: Record<string, string> } = {},
+  options: StreamLogOptions = {},
 ): Response {
   const ndjson = accept?.includes(NDJSON_CONTENT_TYPE) ?? false;
   const replay = fullReplay(log);
