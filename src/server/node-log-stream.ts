@@ -43,7 +43,6 @@ export function writeLogToNode(
   let closed = false;
   let ending = false;
   let blocked = false;
-  let scheduled = false;
   let unsubscribe: () => void = () => {};
 
   const cleanup = () => {
@@ -52,6 +51,7 @@ export function writeLogToNode(
     head = 0;
     unsubscribe();
     heartbeats(options.heartbeatMs).delete(beat);
+    scheduledPumps.delete(pump);
     outgoing.off('close', cleanup);
     outgoing.off('drain', onDrain);
   };
@@ -62,10 +62,11 @@ export function writeLogToNode(
     outgoing.end();
   };
   const pump = () => {
-    scheduled = false;
     if (closed || blocked) return;
     if (head < queue.length) {
-      outgoing.cork();
+      // Several frames go out in one write; a single one needs no cork (it would only cost a writev).
+      const corked = queue.length - head > 1;
+      if (corked) outgoing.cork();
       while (head < queue.length) {
         const bytes = encoding.encode(queue[head] as RunEvent);
         head += 1;
@@ -74,7 +75,7 @@ export function writeLogToNode(
           break;
         }
       }
-      outgoing.uncork();
+      if (corked) outgoing.uncork();
       if (head >= queue.length) {
         queue.length = 0;
         head = 0;
@@ -111,10 +112,7 @@ export function writeLogToNode(
           outgoing.destroy();
           return;
         }
-        if (!scheduled) {
-          scheduled = true;
-          setImmediate(pump);
-        }
+        schedulePump(pump);
       },
       () => {
         // This instance's copy of the log lost track of the shared one: end without `done`, so the
@@ -128,6 +126,26 @@ export function writeLogToNode(
     pump();
   }
   return new Response(null, { headers: { [ALREADY_SENT]: 'true' } });
+}
+
+/**
+ * The streams with frames to write, pumped together once per turn of the event loop: events of one
+ * turn leave in one write per socket, at the cost of one Immediate per turn for every stream, not
+ * one per stream per event (with a thousand followers, that garbage is what grows the heap).
+ */
+const scheduledPumps = new Set<() => void>();
+let pumpsScheduled = false;
+
+function schedulePump(pump: () => void): void {
+  scheduledPumps.add(pump);
+  if (pumpsScheduled) return;
+  pumpsScheduled = true;
+  setImmediate(() => {
+    pumpsScheduled = false;
+    const pumps = [...scheduledPumps];
+    scheduledPumps.clear();
+    for (const run of pumps) run();
+  });
 }
 
 /** One timer per heartbeat interval for every open stream, not one per stream. */
