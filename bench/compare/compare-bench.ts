@@ -1,0 +1,556 @@
+/**
+ * `npm run bench:compare`: runstream's full streaming pipeline next to raw `node:http` baselines, each
+ * SERVER IN A CHILD PROCESS OF ITS OWN (so its CPU time and RSS are its own), the load client in
+ * another child (`../server-bench-client.ts`), pinned to different cores with `taskset` when it exists.
+ *
+ * The workload is one real runstream run (2,000 answer deltas of 4 CJK characters, scripted model, no
+ * delay), captured from the runstream child once and handed to every other contender, so all stream
+ * the same events. Per (contender, concurrency) it repeats batches of N concurrent streams, interleaved
+ * round-robin across contenders, and prints medians, min–max and ratios to the two baselines. It
+ * asserts only that every stream was read whole (so a broken server cannot look fast), never a time.
+ *
+ * A contender is a child script speaking `child-protocol.ts`; add one to `CONTENDERS` (e.g. the Vercel
+ * AI SDK on Node 22: `nodeChild(script, { execPath: '/path/to/node22' })`).
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { encodeRunEventSse } from '../../src/protocol/index.ts';
+import { RETRY_MS } from '../../src/server/index.ts';
+import type { BatchMessage, BatchResult, ClientRequest, StreamResult } from '../server-bench-client.ts';
+import type { ChildCall, ChildReply, ChildStats, Workload } from './child-protocol.ts';
+import type { RunstreamChildConfig } from './runstream-server.ts';
+
+const DELTAS = 2_000;
+const CHUNK_SIZE = 4;
+const CONCURRENCY = [1, 10, 100] as const;
+type Concurrency = (typeof CONCURRENCY)[number];
+/** Measured batches per (contender, concurrency). */
+const REPETITIONS: Record<Concurrency, number> = { 1: 7, 10: 5, 100: 3 };
+const WARM_UP_STREAMS = 10;
+const WARM_UP_BATCHES = 2;
+const BATCH_TIMEOUT_MS = 60_000;
+const START_TIMEOUT_MS = 30_000;
+const RSS_SAMPLE_MS = 10;
+const SERVER_CORE = '0';
+const CLIENT_CORE = '1';
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+// ---------------------------------------------------------------------------------------------------
+// Contenders
+
+/** What the parent needs to know to start a contender's child (see `child-protocol.ts`). */
+export interface Contender {
+  name: string;
+  /** The child's command line, without any `taskset` (the parent adds it). */
+  command(context: { dataDir: string; turns: number }): { file: string; args: string[] };
+}
+
+/** A contender child in TypeScript, run by a Node (this one unless `execPath` says which) with tsx. */
+function nodeChild(
+  name: string,
+  script: string,
+  options: { execPath?: string; args?: (context: { dataDir: string; turns: number }) => string[] } = {},
+): Contender {
+  return {
+    name,
+    command: (context) => ({
+      file: options.execPath ?? process.execPath,
+      args: [
+        '--expose-gc',
+        '--import',
+        'tsx',
+        fileURLToPath(new URL(script, import.meta.url)),
+        ...(options.args?.(context) ?? []),
+      ],
+    }),
+  };
+}
+
+const PRE_ENCODED = 'raw pre-encoded';
+const STRINGIFY = 'raw stringify';
+const RUNSTREAM = 'runstream';
+
+const CONTENDERS: readonly Contender[] = [
+  nodeChild(PRE_ENCODED, './raw-pre-encoded-server.ts'),
+  nodeChild(STRINGIFY, './raw-stringify-server.ts'),
+  nodeChild(RUNSTREAM, './runstream-server.ts', {
+    args: ({ dataDir, turns }) => [
+      JSON.stringify({
+        dataDir,
+        turns,
+        deltas: DELTAS,
+        chunkSize: CHUNK_SIZE,
+      } satisfies RunstreamChildConfig),
+    ],
+  }),
+];
+
+// ---------------------------------------------------------------------------------------------------
+// Child processes
+
+const hasTaskset =
+  cpus().length >= 2 && spawnSync('taskset', ['-c', '0', 'true'], { stdio: 'ignore' }).status === 0;
+
+/** Starts `file args` on `core` (through taskset when it exists), with an IPC channel. */
+function spawnPinned(core: string, file: string, args: string[], stdout: 'pipe' | 'inherit'): ChildProcess {
+  const [command, commandArgs] = hasTaskset ? ['taskset', ['-c', core, file, ...args]] : [file, args];
+  return spawn(command, commandArgs, { cwd: REPO_ROOT, stdio: ['ignore', stdout, 'inherit', 'ipc'] });
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what} did not finish in ${ms} ms`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    else child.once('exit', () => resolve());
+  });
+}
+
+/** Ends a child we started: IPC disconnect (it exits by itself), then SIGKILL if it lingers. */
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  if (child.connected) child.disconnect();
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+  await exited(child);
+  clearTimeout(timer);
+}
+
+class ServerChild {
+  readonly #child: ChildProcess;
+  readonly #pending = new Map<
+    number,
+    { resolve: (value: unknown) => void; reject: (error: Error) => void }
+  >();
+  #nextId = 1;
+  readonly url: Promise<string>;
+
+  constructor(
+    readonly name: string,
+    command: { file: string; args: string[] },
+  ) {
+    this.#child = spawnPinned(SERVER_CORE, command.file, command.args, 'pipe');
+    const failAll = (error: Error) => {
+      for (const pending of this.#pending.values()) pending.reject(error);
+      this.#pending.clear();
+    };
+    this.#child.on('message', (reply: ChildReply) => {
+      const pending = this.#pending.get(reply.id);
+      if (!pending) return;
+      this.#pending.delete(reply.id);
+      if (reply.ok) pending.resolve(reply.result);
+      else pending.reject(new Error(`${name}: ${reply.error}`));
+    });
+    this.#child.once('exit', (code, signal) => failAll(new Error(`${name} exited (${code ?? signal})`)));
+    const lines = createInterface({ input: this.#child.stdout as NodeJS.ReadableStream });
+    this.url = withTimeout(
+      new Promise<string>((resolve, reject) => {
+        let first = true;
+        lines.on('line', (line) => {
+          if (first) {
+            first = false;
+            if (/^https?:\/\//.test(line)) resolve(line.trim());
+            else reject(new Error(`${name}: first stdout line is not a URL: ${line}`));
+          } else console.log(`[${name}] ${line}`);
+        });
+        this.#child.once('exit', (code) => reject(new Error(`${name} exited (${code}) before its URL`)));
+      }),
+      START_TIMEOUT_MS,
+      `${name}'s start`,
+    );
+  }
+
+  get pid(): number | undefined {
+    return this.#child.pid;
+  }
+
+  call<T>(call: DistributiveOmit<ChildCall, 'id'>): Promise<T> {
+    const id = this.#nextId++;
+    return withTimeout(
+      new Promise<T>((resolve, reject) => {
+        this.#pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+        this.#child.send({ ...call, id } as ChildCall);
+      }),
+      BATCH_TIMEOUT_MS,
+      `${this.name}: ${call.method}`,
+    );
+  }
+
+  stop(): Promise<void> {
+    return stopChild(this.#child);
+  }
+}
+
+type DistributiveOmit<T, K extends keyof T> = T extends unknown ? Omit<T, K> : never;
+
+/** The load client (`server-bench-client.ts`) on its own core; one batch at a time. */
+class LoadClient {
+  readonly #child = spawnPinned(
+    CLIENT_CORE,
+    process.execPath,
+    ['--import', 'tsx', fileURLToPath(new URL('../server-bench-client.ts', import.meta.url))],
+    'inherit',
+  );
+  #nextId = 1;
+
+  run(requests: ClientRequest[]): Promise<BatchResult> {
+    const id = this.#nextId++;
+    let onMessage: ((message: BatchResult) => void) | undefined;
+    return withTimeout(
+      new Promise<BatchResult>((resolve) => {
+        onMessage = (message: BatchResult) => {
+          if (message.type === 'result' && message.id === id) resolve(message);
+        };
+        this.#child.on('message', onMessage);
+        this.#child.send({ type: 'batch', id, requests } satisfies BatchMessage);
+      }),
+      BATCH_TIMEOUT_MS,
+      `a batch of ${requests.length} streams`,
+    ).finally(() => {
+      if (onMessage) this.#child.off('message', onMessage);
+    });
+  }
+
+  stop(): Promise<void> {
+    return stopChild(this.#child);
+  }
+}
+
+/** Peak RSS of another process, read from /proc every few ms (Linux); costs the server nothing. */
+class RssPeak {
+  #peak = 0;
+  readonly #timer: NodeJS.Timeout | undefined;
+
+  constructor(pid: number | undefined) {
+    if (pid === undefined || !RssPeak.available(pid)) return;
+    const sample = () => {
+      try {
+        const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+        if (match?.[1]) this.#peak = Math.max(this.#peak, Number(match[1]) * 1024);
+      } catch {
+        // the process is gone; the batch will fail on its own
+      }
+    };
+    sample();
+    this.#timer = setInterval(sample, RSS_SAMPLE_MS);
+  }
+
+  static available(pid: number): boolean {
+    try {
+      return readFileSync(`/proc/${pid}/status`, 'utf8').includes('VmRSS:');
+    } catch {
+      return false;
+    }
+  }
+
+  /** The peak seen, or 0 without /proc. */
+  stop(): number {
+    clearInterval(this.#timer);
+    return this.#peak;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Measuring
+
+interface Expected {
+  /** SSE frames of one stream (runstream may send its `retry:` as one more, a frame of its own). */
+  frames: number;
+  bytes: number;
+  events: number;
+  deltas: number;
+}
+
+interface Measurement {
+  cpuMicrosPerDelta: number;
+  eventsPerSecond: number;
+  firstEventMs: number;
+  peakRssBytes: number;
+  /** Peak minus the RSS just before the batch (after a GC): what the batch itself took. */
+  rssGrowthBytes: number;
+  rssAfterBytes: number;
+}
+
+function checkStreams(streams: readonly StreamResult[], n: number, expected: Expected, label: string): void {
+  if (streams.length !== n) throw new Error(`${label}: ${streams.length} of ${n} streams came back`);
+  for (const stream of streams) {
+    if (
+      stream.error !== undefined ||
+      stream.status !== 200 ||
+      (stream.frames !== expected.frames && stream.frames !== expected.frames + 1) ||
+      !stream.sawDone ||
+      // Ids and timestamps may differ by a digit; the payload may not.
+      Math.abs(stream.bytes - expected.bytes) > expected.bytes * 0.01
+    ) {
+      throw new Error(
+        `${label}: a stream was not read whole (status ${stream.status}, ${stream.frames}/${expected.frames} ` +
+          `frames, ${stream.bytes}/${expected.bytes} bytes, done ${stream.sawDone}` +
+          `${stream.error ? `, ${stream.error}` : ''})`,
+      );
+    }
+  }
+}
+
+const cpuOf = (stats: ChildStats) => stats.cpuUserMicros + stats.cpuSystemMicros;
+
+function percentile(samples: readonly number[], fraction: number): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))] ?? Number.NaN;
+}
+
+const median = (samples: readonly number[]) => percentile(samples, 0.5);
+
+async function measure(
+  server: ServerChild,
+  client: LoadClient,
+  n: number,
+  expected: Expected,
+): Promise<Measurement> {
+  const requests = await server.call<ClientRequest[]>({ method: 'prepare', n });
+  await server.call({ method: 'gc' });
+  const before = await server.call<ChildStats>({ method: 'stats' });
+  const peak = new RssPeak(server.pid);
+  let result: BatchResult;
+  try {
+    result = await client.run(requests);
+    // The runs' remaining work (persisting them) is part of the pipeline's cost: wait for it, then read.
+    const runIds = result.streams.flatMap((stream) => (stream.runId ? [stream.runId] : []));
+    await server.call({ method: 'settle', runIds });
+  } finally {
+    peak.stop();
+  }
+  const after = await server.call<ChildStats>({ method: 'stats' });
+  const peakRss = Math.max(peak.stop(), after.rss);
+  checkStreams(result.streams, n, expected, `${server.name} × ${n}`);
+  const lastEnd = Math.max(...result.streams.map((stream) => stream.endMs));
+  return {
+    cpuMicrosPerDelta: (cpuOf(after) - cpuOf(before)) / (n * expected.deltas),
+    eventsPerSecond: (n * expected.events) / (lastEnd / 1000),
+    firstEventMs: median(result.streams.map((stream) => stream.firstEventMs)),
+    peakRssBytes: peakRss,
+    rssGrowthBytes: Math.max(0, peakRss - before.rss),
+    rssAfterBytes: after.rss,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Printing
+
+interface Figure {
+  title: string;
+  of: (m: Measurement) => number;
+  format: (value: number) => string;
+  /** Whether the ratio table shows it (contender median ÷ baseline median). */
+  ratio: boolean;
+}
+
+const FIGURES: readonly Figure[] = [
+  {
+    title: 'server CPU µs/delta',
+    of: (m) => m.cpuMicrosPerDelta,
+    format: (v) => v.toFixed(2),
+    ratio: true,
+  },
+  {
+    title: 'events/s',
+    of: (m) => m.eventsPerSecond,
+    format: (v) => Math.round(v).toLocaleString('en'),
+    ratio: true,
+  },
+  { title: 'first event ms', of: (m) => m.firstEventMs, format: (v) => v.toFixed(1), ratio: true },
+  {
+    title: 'peak RSS MB',
+    of: (m) => m.peakRssBytes,
+    format: (v) => (v / 1024 / 1024).toFixed(1),
+    ratio: true,
+  },
+  {
+    title: 'RSS growth MB',
+    of: (m) => m.rssGrowthBytes,
+    format: (v) => (v / 1024 / 1024).toFixed(1),
+    ratio: false,
+  },
+  {
+    title: 'RSS after MB',
+    of: (m) => m.rssAfterBytes,
+    format: (v) => (v / 1024 / 1024).toFixed(1),
+    ratio: false,
+  },
+];
+
+function table(rows: readonly string[][]): string {
+  const widths = (rows[0] ?? []).map((_, column) =>
+    Math.max(...rows.map((row) => (row[column] ?? '').length)),
+  );
+  return rows
+    .map((row) =>
+      row
+        .map((cell, column) =>
+          column === 0 ? cell.padEnd(widths[0] ?? 0) : cell.padStart(widths[column] ?? 0),
+        )
+        .join('  '),
+    )
+    .join('\n');
+}
+
+function printConcurrency(n: number, results: ReadonlyMap<string, Measurement[]>): void {
+  const names = [...results.keys()];
+  const reps = results.get(names[0] ?? '')?.length ?? 0;
+  console.log(`\n── ${n} concurrent stream${n === 1 ? '' : 's'} · ${reps} batches per contender ──`);
+  const rows: string[][] = [['contender', ...FIGURES.map((f) => `${f.title} med (min–max)`)]];
+  for (const name of names) {
+    const measured = results.get(name) ?? [];
+    rows.push([
+      name,
+      ...FIGURES.map((figure) => {
+        const values = measured.map(figure.of);
+        const range = `${figure.format(Math.min(...values))}–${figure.format(Math.max(...values))}`;
+        return `${figure.format(median(values))} (${range})`;
+      }),
+    ]);
+  }
+  console.log(table(rows));
+  const ratioFigures = FIGURES.filter((figure) => figure.ratio);
+  const ratioRows: string[][] = [
+    ['ratio of medians', ...ratioFigures.flatMap((f) => [`${f.title} ÷pre`, '÷str'])],
+  ];
+  const medianOf = (name: string, figure: Figure) => median((results.get(name) ?? []).map(figure.of));
+  for (const name of names) {
+    ratioRows.push([
+      name,
+      ...ratioFigures.flatMap((figure) =>
+        [PRE_ENCODED, STRINGIFY].map(
+          (baseline) => `${(medianOf(name, figure) / medianOf(baseline, figure)).toFixed(2)}×`,
+        ),
+      ),
+    ]);
+  }
+  console.log(table(ratioRows));
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The benchmark
+
+async function main(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'runstream-bench-compare-'));
+  const servers: ServerChild[] = [];
+  let client: LoadClient | undefined;
+  const cleanUp = async () => {
+    await Promise.allSettled([...servers.map((server) => server.stop()), client?.stop()]);
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    void cleanUp().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    const cpu = cpus();
+    console.log(
+      `machine: ${cpu[0]?.model ?? 'unknown CPU'} × ${cpu.length} · node ${process.version} (all contenders) · ` +
+        (hasTaskset
+          ? `taskset: servers on core ${SERVER_CORE}, client on core ${CLIENT_CORE}`
+          : 'taskset: not used (missing or < 2 cores), the OS schedules servers and client'),
+    );
+    const runstreamTurns =
+      1 + WARM_UP_BATCHES * WARM_UP_STREAMS + CONCURRENCY.reduce((sum, n) => sum + n * REPETITIONS[n], 0);
+    client = new LoadClient();
+    for (const contender of CONTENDERS) {
+      servers.push(new ServerChild(contender.name, contender.command({ dataDir, turns: runstreamTurns })));
+    }
+    await Promise.all(servers.map((server) => server.url));
+    const runstream = servers.find((server) => server.name === RUNSTREAM);
+    if (!runstream) throw new Error('the runstream contender is missing');
+
+    // The workload: one real runstream run, captured as events and given to every contender.
+    const probe = await client.run(await runstream.call<ClientRequest[]>({ method: 'prepare', n: 1 }));
+    const probeRunId = probe.streams[0]?.runId;
+    if (!probeRunId) throw new Error(`the first run did not start (status ${probe.streams[0]?.status})`);
+    const workload: Workload = {
+      retryMs: RETRY_MS,
+      events: await runstream.call({ method: 'events', runId: probeRunId }),
+    };
+    const workloadFile = join(dataDir, 'workload.json');
+    writeFileSync(workloadFile, JSON.stringify(workload));
+    await Promise.all(servers.map((server) => server.call({ method: 'workload', file: workloadFile })));
+    const bytes = workload.events.reduce(
+      (sum, event, index) =>
+        sum + Buffer.byteLength(encodeRunEventSse(event, index === 0 ? { retry: RETRY_MS } : {})),
+      0,
+    );
+    const expected: Expected = {
+      frames: workload.events.length,
+      bytes,
+      events: workload.events.length,
+      deltas: workload.events.filter((event) => event.type === 'block.delta').length,
+    };
+    checkStreams(probe.streams, 1, expected, 'runstream probe');
+    console.log(
+      `workload: one run = ${expected.events.toLocaleString('en')} events (${expected.deltas.toLocaleString('en')} ` +
+        `answer deltas of ${CHUNK_SIZE} CJK characters), ${(bytes / 1024).toFixed(0)} KB of SSE; scripted model, ` +
+        'no delay; runstream on a SQLite file (WAL)',
+    );
+
+    // Warm-up (untimed), round-robin like the measured batches.
+    for (let batch = 0; batch < WARM_UP_BATCHES; batch += 1) {
+      for (const server of servers) await measure(server, client, WARM_UP_STREAMS, expected);
+    }
+
+    const started = performance.now();
+    for (const n of CONCURRENCY) {
+      const results = new Map<string, Measurement[]>(servers.map((server) => [server.name, []]));
+      for (let rep = 0; rep < REPETITIONS[n]; rep += 1) {
+        // Round-robin, starting with a different contender each repetition so no one always goes first.
+        for (let turn = 0; turn < servers.length; turn += 1) {
+          const server = servers[(rep + turn) % servers.length] as ServerChild;
+          results.get(server.name)?.push(await measure(server, client, n, expected));
+        }
+      }
+      printConcurrency(n, results);
+    }
+    const seconds = (performance.now() - started) / 1000;
+
+    console.log(
+      `\n${seconds.toFixed(1)} s measured (after ${WARM_UP_BATCHES} warm-up batches of ${WARM_UP_STREAMS} per contender). ` +
+        'Every stream of every batch was checked read whole: all frames, ending with `done`, the bytes of the run.',
+    );
+    console.log(
+      'server CPU µs/delta: the server process’s own CPU (user + system, all its threads: V8 GC, libuv, ' +
+        'SQLite) from just before the batch until its runs were settled (runstream: persisted), over the ' +
+        'answer deltas delivered to all clients; the other events ride along. events/s: all events of all ' +
+        'N streams over the time until the last stream ended, measured by the client. first event: median ' +
+        'over the N streams of the time from starting all requests to the first complete frame. peak RSS: ' +
+        `the server process’s VmRSS sampled from /proc every ${RSS_SAMPLE_MS} ms during the batch (absolute, ` +
+        "including Node, the tsx loader and what each server loads, so the baselines' ~100 MB is mostly not " +
+        'theirs); RSS growth: peak minus the RSS just before the batch (after a GC), 0 when the batch reused ' +
+        "pages an earlier one freed; RSS after: the child's own process.memoryUsage().rss after the batch (its " +
+        "runs settled), so after > the previous batch's means memory kept across batches. Ratios: median ÷ median of the baseline (÷pre = raw pre-encoded, ÷str = raw " +
+        'stringify); for CPU, first event and RSS lower is better, for events/s higher is. The raw servers ' +
+        'write each response until the socket pushes back before turning to the next, so with N > 1 their ' +
+        "first event waits behind other streams' bursts: their high first-event figure there is greedy " +
+        'writing (good for throughput), not a slow server; runstream interleaves streams.',
+    );
+    console.log(
+      'Noisy shared machine: compare the ratios, not the absolute figures, and only roughly. With 2 cores ' +
+        'the client gets one core: where it is the limit, events/s hides server differences (CPU/delta does not).',
+    );
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await cleanUp();
+  }
+}
+
+await main();
