@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import { redactUrl } from '../../shared/index.ts';
 
 export interface OpenRedisOptions {
   /** How long to wait for the first connection before giving up. Default 5,000 ms. */
@@ -25,20 +26,9 @@ export async function openRedis(url: string, options: OpenRedisOptions = {}): Pr
     await redis.ping();
   } catch (error) {
     redis.disconnect();
-    throw new Error(`Redis at ${redactRedisUrl(url)} is unreachable: ${(error as Error).message}`, {
+    throw new Error(`Redis at ${redactUrl(url)} is unreachable: ${(error as Error).message}`, {
       cause: error,
     });
   }
   return redis;
-}
-
-/** The URL without its password, for messages and logs. */
-export function redactRedisUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password !== '') parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return '(an unparsable URL)';
-  }
 }

@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { redactUrl } from '../../shared/index.ts';
 import { isRunStoreError } from '../run-store-error.ts';
 import { migratePostgres, type PostgresSchema } from './postgres-migrations.ts';
-import { openPostgres, redactUrl } from './postgres-pool.ts';
+import { openPostgres } from './postgres-pool.ts';
 import { POSTGRES_RUN_STORE_SCHEMA } from './postgres-run-store-schema.ts';
 import { createTestDatabase, postgresForTests, type TestDatabase } from './test-support/index.ts';
 

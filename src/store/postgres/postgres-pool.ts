@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { redactUrl } from '../../shared/index.ts';
 
 /**
  * PostgreSQL returns BIGINT (epoch milliseconds, ordinals) as strings by default, since it can
@@ -39,17 +40,6 @@ export async function openPostgres(url: string, options: OpenPostgresOptions = {
     });
   }
   return pool;
-}
-
-/** The URL without its password, for messages and logs. */
-export function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password !== '') parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return '(an unparsable URL)';
-  }
 }
 
 /** Runs `work` in one transaction on one connection: COMMIT when it resolves, ROLLBACK when it throws. */
