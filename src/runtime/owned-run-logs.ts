@@ -13,6 +13,11 @@ export interface OwnedRunLogsOptions {
   /** The per-run queue state writes go through (shared with the manager, which waits on it). */
   writes: KeyedSerialQueue;
   capacity?: number;
+  /**
+   * Copy every event into the shared log. Off for one instance on its in-process log: nobody else
+   * reads it, so the per-event work would buy nothing.
+   */
+  mirror: boolean;
   liveLogGiveUpMs?: number;
   onPersistenceError?: (runId: string, error: unknown) => void;
   /** Another writer appended to the run's shared log: this instance no longer drives the run. */
@@ -49,20 +54,12 @@ export class OwnedRunLogs {
     const { runId } = log;
     const { store, writes, onPersistenceError } = this.#options;
     this.#options.replicas.release(runId);
-    const mirror = new LogMirror({
-      eventLog: this.#options.eventLog,
-      runId,
-      ...(this.#options.liveLogGiveUpMs !== undefined ? { giveUpMs: this.#options.liveLogGiveUpMs } : {}),
-      onLost: () => this.#options.onLost(runId),
-      onUnreachable: (error) => {
-        onPersistenceError?.(runId, error);
-        this.#options.onUnreachable(runId);
-      },
-    });
     this.#mirrors.get(runId)?.stop();
-    this.#mirrors.set(runId, mirror);
+    this.#mirrors.delete(runId);
+    const mirror = this.#options.mirror ? this.#newMirror(runId) : undefined;
+    if (mirror !== undefined) this.#mirrors.set(runId, mirror);
     log.own({
-      onAppend: (event) => mirror.push(event),
+      ...(mirror !== undefined ? { onAppend: (event) => mirror.push(event) } : {}),
       onBoundary: (message) => {
         // Queued per run so writes land in event order, never concurrently. One failed write must not
         // poison the next ones; the end of the stretch writes the final message again, so a transient
@@ -73,6 +70,20 @@ export class OwnedRunLogs {
             await store.updateRun(runId, { lastSeq: message.lastSeq });
           })
           .catch((error: unknown) => onPersistenceError?.(runId, error));
+      },
+    });
+  }
+
+  #newMirror(runId: string): LogMirror {
+    const { onPersistenceError } = this.#options;
+    return new LogMirror({
+      eventLog: this.#options.eventLog,
+      runId,
+      ...(this.#options.liveLogGiveUpMs !== undefined ? { giveUpMs: this.#options.liveLogGiveUpMs } : {}),
+      onLost: () => this.#options.onLost(runId),
+      onUnreachable: (error) => {
+        onPersistenceError?.(runId, error);
+        this.#options.onUnreachable(runId);
       },
     });
   }

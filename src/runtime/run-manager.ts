@@ -150,6 +150,7 @@ export class RunManager {
       eventLog: this.#eventLog,
       replicas: this.#replicas,
       writes: this.#writes,
+      mirror: this.#shared,
       ...(options.logCapacity !== undefined ? { capacity: options.logCapacity } : {}),
       ...(options.liveLogGiveUpMs !== undefined ? { liveLogGiveUpMs: options.liveLogGiveUpMs } : {}),
       ...(options.onPersistenceError !== undefined ? { onPersistenceError: options.onPersistenceError } : {}),
