@@ -6,19 +6,19 @@ import {
   MemoryEventLog,
 } from '../bus/index.ts';
 import type { ChatMessage, ChatModel } from '../models/index.ts';
-import type { HostToolResult, RunPatch, RunRecord, RunStore, ToolCallRecord } from '../store/index.ts';
+import type { RunPatch, RunRecord, RunStore } from '../store/index.ts';
 import {
   Agent,
   type AgentContext,
   type AgentOutcome,
   closeOpenBlocks,
-  HOST_TOOL_FAILED,
   waitsForToolResults,
 } from './agent-loop.ts';
 import { awaitStretchEnd } from './await-stretch-end.ts';
 import { cancelPendingCalls } from './cancel-pending-calls.ts';
 import { driveRun, type RunOutcome } from './drive-run.ts';
 import { historyToTranscript } from './history-transcript.ts';
+import { takeHostResults } from './host-results-intake.ts';
 import type { ToolResultSubmission } from './host-tool.ts';
 import { appendInterruption, type InterruptReason } from './interrupt-run.ts';
 import { KeyedSerialQueue } from './keyed-serial-queue.ts';
@@ -42,7 +42,6 @@ import type { AnyTool } from './tool.ts';
 import type { ToolAuditEntry, ToolAuditLog } from './tool-audit.ts';
 import { ToolAuditRecorder } from './tool-audit-recorder.ts';
 import type { ToolPolicy } from './tool-policy.ts';
-import { checkSubmission, parseOutput, sameResult } from './tool-result-submission.ts';
 
 export { INTERRUPTED_MESSAGE } from './interrupt-run.ts';
 export type { RunOptions } from './run-options.ts';
@@ -353,84 +352,12 @@ export class RunManager {
     runId: string,
     submitted: ToolResultSubmission[],
   ): Promise<{ log: RunLog; resumed: boolean }> {
-    const { store } = this.#options;
-    const results = checkSubmission(submitted);
-    const fresh: { toolCallId: string; result: HostToolResult }[] = [];
-    for (const [toolCallId, result] of results) {
-      const call = await store.getToolCall(runId, toolCallId);
-      if (call === undefined || call.effect !== 'host') {
-        throw new RunError('unknown_tool_call', `no host tool call ${toolCallId} in this run`, {
-          toolCallId,
-        });
-      }
-      if (call.hostResult === undefined) fresh.push({ toolCallId, result });
-      else if (!sameResult(call.hostResult, result)) {
-        throw new RunError('tool_result_conflict', `tool call ${toolCallId} already has another result`, {
-          toolCallId,
-          result: call.hostResult,
-        });
-      }
-    }
-    const run = await this.#ownedRun(userId, runId);
-    const checkpoint = (await store.getCheckpoint(runId)) as RunCheckpoint | undefined;
-    const waiting = run.status === 'paused' && checkpoint !== undefined && waitsForToolResults(checkpoint);
-    if (fresh.length > 0) {
-      if (run.status !== 'paused' && run.status !== 'running') {
-        throw new RunError('run_finished', 'the run is no longer waiting for tool results', {
-          status: run.status,
-        });
-      }
-      if (!waiting) {
-        throw new RunError('not_waiting_for_tool_results', 'the run is not waiting for tool results', {
-          status: run.status,
-          ...(run.status === 'paused' ? { reason: 'confirmation' } : {}),
-        });
-      }
-      const expected = new Set((checkpoint.hostPending ?? []).map((call) => call.toolCallId));
-      for (const { toolCallId } of fresh) {
-        if (!expected.has(toolCallId))
-          throw new RunError('unknown_tool_call', `the run is not waiting for tool call ${toolCallId}`, {
-            toolCallId,
-          });
-      }
-      for (const { toolCallId, result } of fresh) {
-        const recorded = await store.recordToolResult(runId, toolCallId, result);
-        // Lost a race with another process: the same result is fine, another one is a conflict.
-        if (!recorded.applied && !sameResult(recorded.existing, result)) {
-          throw new RunError('tool_result_conflict', `tool call ${toolCallId} already has another result`, {
-            toolCallId,
-            result: recorded.existing,
-          });
-        }
-      }
-    }
+    const intake = await takeHostResults(this.#options.store, runId, submitted, () =>
+      this.#ownedRun(userId, runId),
+    );
     const log = await this.logOf(userId, runId);
-    if (!waiting) return { log, resumed: false };
-    // Every call of the pause needs its result; a retry also finishes a resume a crash cut short.
-    const hostPending = checkpoint.hostPending ?? [];
-    const answers = new Map<string, HostToolResult>();
-    const records = new Map<string, ToolCallRecord>();
-    for (const pending of hostPending) {
-      const record = await store.getToolCall(runId, pending.toolCallId);
-      if (record?.hostResult === undefined) return { log, resumed: false };
-      answers.set(pending.toolCallId, record.hostResult);
-      records.set(pending.toolCallId, record);
-    }
-    // One resume however many submissions race (here or in another process sharing the file).
-    const first = hostPending[0];
-    if (first === undefined || !(await store.claimExecution(runId, first.toolCallId))) {
-      return { log, resumed: false };
-    }
-    for (const [toolCallId, record] of records) {
-      const answer = answers.get(toolCallId) as HostToolResult;
-      const { createdAt: _createdAt, updatedAt: _updatedAt, hostResult: _hostResult, ...rest } = record;
-      await store.saveToolCall(
-        'output' in answer
-          ? { ...rest, status: 'done', result: parseOutput(answer.output) }
-          : { ...rest, status: 'failed', error: { code: HOST_TOOL_FAILED, message: answer.error } },
-      );
-    }
-    if (!(await this.#claimResume(runId))) return { log, resumed: false };
+    if (!intake.ready || !(await this.#claimResume(runId))) return { log, resumed: false };
+    const { run, checkpoint, answers } = intake;
     this.#logs.own(log, run.conversationId, run.messageId);
     const runOptions = storedOptions(checkpoint);
     const context = this.#context(runId, run.conversationId, userId, runOptions);
