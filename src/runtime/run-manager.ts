@@ -16,6 +16,7 @@ import {
 } from './agent-loop.ts';
 import { awaitStretchEnd } from './await-stretch-end.ts';
 import { cancelPendingCalls } from './cancel-pending-calls.ts';
+import { takeDecision } from './decision-intake.ts';
 import { driveRun, type RunOutcome } from './drive-run.ts';
 import { historyToTranscript } from './history-transcript.ts';
 import { takeHostResults } from './host-results-intake.ts';
@@ -281,35 +282,12 @@ export class RunManager {
     note?: string,
   ): Promise<RunLog> {
     const { store } = this.#options;
-    const run = await this.#ownedRun(userId, runId);
-    const call = await store.getToolCall(runId, toolCallId);
-    if (call === undefined || call.effect !== 'write')
-      throw new RunError('not_found', 'no such confirmation');
-    if (call.decision !== null)
-      throw new RunError('decision_conflict', '这个操作已经确认过了', { decision: call.decision });
-    if (run.status !== 'paused') {
-      throw new RunError('run_finished', 'the run is no longer waiting for a decision', {
-        status: run.status,
-      });
-    }
-    const result = await store.decide(runId, toolCallId, {
-      decision,
-      decidedAt: Date.now(),
-      ...(note ? { note } : {}),
-    });
-    if (!result.applied) {
-      // Lost a race with another decision (a double click): the first one stands.
-      throw new RunError('decision_conflict', '这个操作已经确认过了', { decision: result.decision });
-    }
-    const checkpoint = (await store.getCheckpoint(runId)) as RunCheckpoint | undefined;
-    if (checkpoint === undefined) throw new RunError('not_paused', 'the run has nothing to resume');
-    const decisions = new Map<string, 'approve' | 'reject'>();
-    for (const pending of checkpoint.pending) {
-      const recorded = await store.getToolCall(runId, pending.toolCallId);
-      if (recorded?.decision) decisions.set(pending.toolCallId, recorded.decision.decision);
-    }
+    const taken = await takeDecision(store, runId, toolCallId, decision, note, () =>
+      this.#ownedRun(userId, runId),
+    );
     const log = await this.logOf(userId, runId);
-    if (decisions.size < checkpoint.pending.length) return log;
+    if (!taken.ready) return log;
+    const { run, checkpoint, decisions } = taken;
     // Whoever decides last resumes, here or on another instance: one compare-and-set picks one.
     if (!(await this.#claimResume(runId))) return log;
     this.#logs.own(log, run.conversationId, run.messageId);
