@@ -3,9 +3,15 @@ import { describe, expect, it } from 'vitest';
 import { type Block, ConfirmBlockStatusSchema, ToolBlockStatusSchema } from './block.ts';
 import type { Message } from './message.ts';
 import { type RunEvent, RunEventSchema } from './run-event.ts';
-import { createRunEventDecoderStream, encodeRunEventNdjson, encodeRunEventSse } from './run-event-codec.ts';
+import {
+  createRunEventDecoderStream,
+  encodeRunEventNdjson,
+  encodeRunEventSse,
+  toSseFrame,
+} from './run-event-codec.ts';
 import { SseDecoderStream, type SseMessage } from './sse-decoder-stream.ts';
 import { encodeSseFrame, type SseFrame } from './sse-encoder-stream.ts';
+import { arbitraryRunEvents } from './test-support/index.ts';
 import { collect, fromChunks, utf8 } from './test-support/streams.ts';
 
 /**
@@ -509,6 +515,18 @@ describe('SseDecoderStream: any chunking of encoded frames', () => {
         },
       ),
       PROPERTY_OPTIONS,
+    );
+  });
+});
+
+describe('the direct SSE encoding of run events', () => {
+  it('writes exactly the bytes of the general SSE frame encoder, for every event and for done', () => {
+    fc.assert(
+      fc.property(arbitraryRunEvents({ maxSteps: 30 }), (events) => {
+        const all: RunEvent[] = [...events, { type: 'done', runId: 'run_prop', at: 1 }];
+        for (const event of all) expect(encodeRunEventSse(event)).toBe(encodeSseFrame(toSseFrame(event)));
+      }),
+      { numRuns: 200 },
     );
   });
 });

@@ -56,6 +56,36 @@ export function reduce(state: MessageState, event: RunEvent): MessageState {
   return { ...applyLogged(next, event), lastSeq: event.seq };
 }
 
+/**
+ * `reduce` for a state nobody else holds, such as a server's run log, which reduces every event of a
+ * run as it is appended: a delta for an open block then updates the state in place (the block list
+ * and `lastSeq`; the block itself is replaced, never changed) instead of copying the state and its
+ * block list once per delta. Every other event goes through `reduce`. The result is always equal to
+ * `reduce(state, event)` (a property test holds them together); the owner must hand out copies of
+ * the block list (`toMessage(state)` shares it) before later deltas change it.
+ */
+export function reduceOwned(state: MessageState, event: RunEvent): MessageState {
+  if (
+    event.type !== 'block.delta' ||
+    event.seq !== state.lastSeq + 1 ||
+    state.runId === null ||
+    event.runId !== state.runId ||
+    isFinished(state)
+  )
+    return reduce(state, event);
+  const blocks = state.blocks;
+  // The block a delta extends is nearly always the newest one.
+  let index = blocks.length - 1;
+  while (index >= 0 && (blocks[index] as Block).blockId !== event.blockId) index -= 1;
+  const block = blocks[index];
+  if (block === undefined || block.endedAt !== null) return reduce(state, event);
+  if (isTextBlock(block)) blocks[index] = { ...block, text: block.text + event.text };
+  else if (block.kind === 'tool') blocks[index] = { ...block, argsText: block.argsText + event.text };
+  else return reduce(state, event);
+  state.lastSeq = event.seq;
+  return state;
+}
+
 function isFinished(state: MessageState): boolean {
   return (
     state.status === 'completed' ||

@@ -21,9 +21,18 @@ export function toSseFrame(event: RunEvent, options: { retry?: number } = {}): S
   return frame;
 }
 
-/** Encode once per event; servers keep these strings (or their bytes) for replay to every reader. */
+/**
+ * Encode once per event; servers keep these strings (or their bytes) for replay to every reader.
+ * The same bytes as `encodeSseFrame(toSseFrame(event))`, built directly: `JSON.stringify` never
+ * emits a raw line break, the type names are fixed ASCII and `seq` is an integer, so no field needs
+ * the general encoder's splitting and checks (`retry` still goes through them).
+ */
 export function encodeRunEventSse(event: RunEvent, options: { retry?: number } = {}): string {
-  return encodeSseFrame(toSseFrame(event, options));
+  if (options.retry !== undefined) return encodeSseFrame(toSseFrame(event, options));
+  const data = JSON.stringify(event);
+  return event.type === 'done'
+    ? `event: done\ndata: ${data}\n\n`
+    : `id: ${event.seq}\nevent: ${event.type}\ndata: ${data}\n\n`;
 }
 
 export function encodeRunEventNdjson(event: RunEvent): string {

@@ -5,6 +5,7 @@
 export * from './agent-loop.ts';
 export * from './drive-run.ts';
 export * from './host-tool.ts';
+export * from './log-face.ts';
 export * from './run-cancelled.ts';
 export * from './run-error.ts';
 export * from './run-log.ts';

@@ -3,7 +3,14 @@ import type { AgentOptions } from './agent-options.ts';
 import { LOAD_SKILL_TOOL } from './load-skill.ts';
 import type { RunBlocks } from './run-blocks.ts';
 
-const YIELD_EVERY_PARTS = 16;
+/** How often a turn looks at the clock, in parts. */
+const YIELD_CHECK_PARTS = 16;
+/**
+ * How long a turn runs without yielding at most. Each yield lets every socket be written once, so a
+ * longer slice means fewer, larger writes (one per socket per slice, the write being what costs);
+ * 1 ms keeps other runs and requests waiting no longer than a typical request takes.
+ */
+const YIELD_AFTER_MS = 1;
 
 export interface ModelTurn {
   text: string;
@@ -43,11 +50,19 @@ export async function streamModelTurn(
     log.append({ type: 'block.delta', blockId: openText.blockId, text: delta });
   };
   let parts = 0;
+  let sliceStart = performance.now();
   for await (const part of model.stream({ messages: transcript, tools, signal })) {
     // A model that answers without pauses (a local one, a scripted one) would otherwise produce the
-    // whole turn in one macrotask: no byte reaches any socket, and concurrent runs wait in line.
+    // whole turn in one macrotask: no byte reaches any socket, and concurrent runs wait in line. The
+    // first check always yields, so the first events leave at once.
     parts += 1;
-    if (parts % YIELD_EVERY_PARTS === 0) await yieldToEventLoop();
+    if (parts % YIELD_CHECK_PARTS === 0) {
+      const now = performance.now();
+      if (parts === YIELD_CHECK_PARTS || now - sliceStart >= YIELD_AFTER_MS) {
+        await yieldToEventLoop();
+        sliceStart = performance.now();
+      }
+    }
     switch (part.type) {
       case 'reasoning-delta':
         reasoning += part.text;

@@ -3,6 +3,7 @@ import {
   createMessageState,
   type LoggedRunEvent,
   type Message,
+  type RunSnapshotEvent,
   reduceAll,
   toMessage,
 } from '../protocol/index.ts';
@@ -65,5 +66,115 @@ describe('RunLog', () => {
     leave();
     log.append({ type: 'block.delta', blockId: 'b1', text: 'x' });
     expect(seen).toEqual([1, 2, 3]);
+  });
+});
+
+describe('RunLog ring', () => {
+  it('keeps the newest `capacity` events however long the run, each at its seq', () => {
+    const log = new RunLog('run_1', { capacity: 5 });
+    fill(log, 20);
+    expect(log.lastSeq).toBe(22);
+    expect(log.oldestSeq).toBe(18);
+    expect(log.eventAt(17)).toBeUndefined();
+    expect(log.eventAt(18)?.seq).toBe(18);
+    expect(log.eventAt(22)).toMatchObject({ seq: 22, text: '19,' });
+    expect(log.eventAt(23)).toBeUndefined();
+    expect(log.since(17).events.map((event) => event.seq)).toEqual([18, 19, 20, 21, 22]);
+    expect('snapshot' in log.since(16)).toBe(true);
+  });
+
+  it('continues a persisted message with an empty ring from its lastSeq', () => {
+    const first = new RunLog('run_1');
+    fill(first, 3);
+    const resumed = new RunLog('run_1', { initial: toMessage(first.state), capacity: 2 });
+    expect(resumed.oldestSeq).toBe(6);
+    expect(resumed.eventAt(5)).toBeUndefined();
+    for (const text of ['a', 'b', 'c']) resumed.append({ type: 'block.delta', blockId: 'b1', text });
+    expect(resumed.oldestSeq).toBe(7);
+    expect(resumed.since(6).events.map((event) => event.seq)).toEqual([7, 8]);
+  });
+
+  it('hands out messages that later deltas leave as they were', () => {
+    const saved: Message[] = [];
+    const log = new RunLog('run_1', { onBoundary: (message) => saved.push(message) });
+    fill(log, 2);
+    const state = log.state;
+    const snapshot = log.snapshot();
+    log.append({ type: 'block.delta', blockId: 'b1', text: 'later' });
+    expect(saved.at(-1)?.blocks[0]).toMatchObject({ text: '' });
+    expect(state.blocks[0]).toMatchObject({ text: '0,1,' });
+    expect(snapshot.message.blocks[0]).toMatchObject({ text: '0,1,' });
+    expect(log.state.blocks[0]).toMatchObject({ text: '0,1,later' });
+  });
+
+  it('does not change the message it continues', () => {
+    const first = new RunLog('run_1');
+    fill(first, 1);
+    const initial = toMessage(first.state);
+    const copy = structuredClone(initial);
+    const resumed = new RunLog('run_1', { initial });
+    resumed.append({ type: 'block.delta', blockId: 'b1', text: 'more' });
+    expect(initial).toEqual(copy);
+  });
+});
+
+describe('RunLog faces', () => {
+  const counting = () => {
+    const mapped: number[] = [];
+    return {
+      mapped,
+      create: () => ({
+        map: (event: LoggedRunEvent | RunSnapshotEvent) => {
+          mapped.push(event.seq);
+          return event.type === 'block.delta' ? `<${event.text}>` : null;
+        },
+      }),
+    };
+  };
+
+  it('maps every event once, those before the face was asked for and those after, however many read', () => {
+    const log = new RunLog('run_1');
+    fill(log, 2);
+    const face = counting();
+    const first = log.face({ key: 'test', create: face.create });
+    log.append({ type: 'block.delta', blockId: 'b1', text: 'x' });
+    const second = log.face({ key: 'test', create: face.create });
+    expect(second).toBe(first);
+    expect(face.mapped).toEqual([1, 2, 3, 4, 5]);
+    expect([1, 2, 3, 4, 5].map((seq) => first.frameAt(seq))).toEqual([null, null, '<0,>', '<1,>', '<x>']);
+    expect(first.frameAt(6)).toBeUndefined();
+  });
+
+  it('keeps ring-aligned frames only while the ring keeps their events; keepAll frames for good', () => {
+    const log = new RunLog('run_1', { capacity: 3 });
+    const ring = log.face({ key: 'ring', create: counting().create });
+    const all = log.face({ key: 'all', create: counting().create, keepAll: true });
+    fill(log, 6);
+    expect(ring.frameAt(5)).toBeUndefined();
+    expect(ring.frameAt(8)).toBe('<5,>');
+    expect(all.frameAt(3)).toBe('<0,>');
+    expect(all.frameAt(8)).toBe('<5,>');
+  });
+
+  it('starts a face that needs the whole run from a snapshot when the ring no longer has seq 1', () => {
+    const log = new RunLog('run_1', { capacity: 3 });
+    fill(log, 6);
+    const face = counting();
+    const fromStart = log.face({ key: 'start', create: face.create, fromStart: true, keepAll: true });
+    expect(face.mapped).toEqual([8]);
+    expect(fromStart.preambleSeq).toBe(8);
+    log.append({ type: 'block.delta', blockId: 'b1', text: 'y' });
+    expect(fromStart.frameAt(8)).toBeUndefined();
+    expect(fromStart.frameAt(9)).toBe('<y>');
+  });
+
+  it('maps nothing ahead for an on-read face', () => {
+    const log = new RunLog('run_1');
+    const face = counting();
+    const onRead = log.face({ key: 'read', create: face.create, onRead: true });
+    fill(log, 2);
+    expect(face.mapped).toEqual([]);
+    expect(onRead.frameAt(4)).toBe('<1,>');
+    expect(face.mapped).toEqual([4]);
   });
 });

@@ -6,9 +6,10 @@ import {
   type MessageState,
   type RunEventDraft,
   type RunSnapshotEvent,
-  reduce,
+  reduceOwned,
   toMessage,
 } from '../protocol/index.ts';
+import type { LogFace, LogFaceDefinition, LogFaceMapper } from './log-face.ts';
 
 export interface RunLogOptions {
   /** Events kept for replay; older ones are answered with a snapshot. Default 10,000. */
@@ -39,10 +40,23 @@ const BOUNDARIES = new Set<LoggedRunEvent['type']>([
 
 export type Replay = { events: LoggedRunEvent[] } | { snapshot: RunSnapshotEvent; events: LoggedRunEvent[] };
 
+/** A face's mapper and its frames, kept in slots parallel to the log's events. */
+interface FaceSlots<Mapper extends LogFaceMapper> extends LogFace<Mapper> {
+  frames: (string | null)[];
+  keepAll: boolean;
+  /** The seq of the face's first frame (keepAll faces index their frames from it). */
+  firstSeq: number;
+  preamble: string | null;
+  preambleSeq: number;
+}
+
 /**
  * One run's append-only event log: it stamps `seq` and `at`, keeps the reduced message (the same
- * `reduce` the client runs), holds a bounded buffer for replay, and tells subscribers about each new
- * event. Runs outlive connections: the log belongs to the run, streams only read it.
+ * `reduce` the client runs), holds a bounded ring of events for replay, and tells subscribers about
+ * each new event. Runs outlive connections: the log belongs to the run, streams only read it.
+ *
+ * The ring grows to its capacity and then overwrites its oldest slot: no copying per event however
+ * long the run. Each wire face's bytes sit in slots parallel to the events (see `face`).
  */
 export class RunLog {
   readonly runId: string;
@@ -50,32 +64,61 @@ export class RunLog {
   readonly #now: () => number;
   #onBoundary: RunLogOptions['onBoundary'];
   #onAppend: RunLogOptions['onAppend'];
-  readonly #buffer: LoggedRunEvent[] = [];
+  /** Slot of seq s: (s - #firstSeq) % capacity; filled by push until the ring is full. */
+  readonly #ring: LoggedRunEvent[] = [];
+  /** The seq the first ring slot was written for: the first event this copy holds. */
+  readonly #firstSeq: number;
+  readonly #faces = new Map<string, LogFace>();
+  /** The faces that map events as they arrive, for the per-event loop (an array: no iterator per event). */
+  #faceList: FaceSlots<LogFaceMapper>[] = [];
   readonly #listeners = new Set<(event: LoggedRunEvent) => void>();
+  /**
+   * The listeners as an array, made anew (never changed) after one comes or goes: the per-event loop
+   * needs no iterator, and a listener that leaves while being told about an event breaks nothing.
+   */
+  #listenerList: ((event: LoggedRunEvent) => void)[] | undefined;
   readonly #abandonListeners = new Set<() => void>();
   #abandoned = false;
   #state: MessageState;
 
   constructor(runId: string, options: RunLogOptions = {}) {
     this.runId = runId;
-    this.#capacity = options.capacity ?? 10_000;
+    this.#capacity = Math.max(1, options.capacity ?? 10_000);
     this.#now = options.now ?? Date.now;
     this.#onBoundary = options.onBoundary;
     this.#onAppend = options.onAppend;
-    this.#state = options.initial ? fromMessage(options.initial) : createMessageState();
+    // The state is reduced in place (`reduceOwned`): it must share no block list with the caller.
+    this.#state = options.initial
+      ? { ...fromMessage(options.initial), blocks: options.initial.blocks.slice() }
+      : createMessageState();
+    this.#firstSeq = this.#state.lastSeq + 1;
   }
 
+  /** The message as of the newest event: a copy, which later events leave as it is. */
   get state(): MessageState {
-    return this.#state;
+    return { ...this.#state, blocks: this.#state.blocks.slice() };
+  }
+
+  /** The persisted form of `state`, equally a copy. */
+  message(): Message {
+    return toMessage(this.state);
   }
 
   get lastSeq(): number {
     return this.#state.lastSeq;
   }
 
+  /** The oldest seq the ring still holds (`lastSeq + 1` when it holds none). */
+  get oldestSeq(): number {
+    return Math.max(this.#firstSeq, this.#state.lastSeq + 1 - this.#ring.length);
+  }
+
   /** Whether the run reached a terminal status (nothing more will be appended). */
   get finished(): boolean {
-    return ['completed', 'cancelled', 'failed', 'interrupted'].includes(this.#state.status);
+    const { status } = this.#state;
+    return (
+      status === 'completed' || status === 'cancelled' || status === 'failed' || status === 'interrupted'
+    );
   }
 
   append(draft: RunEventDraft): LoggedRunEvent {
@@ -85,12 +128,10 @@ export class RunLog {
       seq: this.#state.lastSeq + 1,
       at: this.#now(),
     } as LoggedRunEvent;
-    this.#state = reduce(this.#state, event);
-    this.#buffer.push(event);
-    if (this.#buffer.length > this.#capacity) this.#buffer.splice(0, this.#buffer.length - this.#capacity);
-    if (BOUNDARIES.has(event.type)) this.#onBoundary?.(toMessage(this.#state), event);
+    this.#take(event);
+    if (BOUNDARIES.has(event.type) && this.#onBoundary !== undefined) this.#onBoundary(this.message(), event);
     this.#onAppend?.(event);
-    for (const listener of this.#listeners) listener(event);
+    this.#tell(event);
     return event;
   }
 
@@ -101,10 +142,100 @@ export class RunLog {
    */
   ingest(event: LoggedRunEvent): void {
     if (event.seq <= this.#state.lastSeq) return;
-    this.#state = reduce(this.#state, event);
-    this.#buffer.push(event);
-    if (this.#buffer.length > this.#capacity) this.#buffer.splice(0, this.#buffer.length - this.#capacity);
-    for (const listener of this.#listeners) listener(event);
+    this.#take(event);
+    this.#tell(event);
+  }
+
+  #tell(event: LoggedRunEvent): void {
+    this.#listenerList ??= [...this.#listeners];
+    const listeners = this.#listenerList;
+    for (let index = 0; index < listeners.length; index += 1)
+      (listeners[index] as (e: LoggedRunEvent) => void)(event);
+  }
+
+  /** Reduce, keep in the ring, and map for every face: once per event, whoever reads it. */
+  #take(event: LoggedRunEvent): void {
+    this.#state = reduceOwned(this.#state, event);
+    const slot = this.#slotOf(event.seq);
+    if (slot === this.#ring.length) this.#ring.push(event);
+    else this.#ring[slot] = event;
+    const faces = this.#faceList;
+    for (let index = 0; index < faces.length; index += 1) {
+      const face = faces[index] as FaceSlots<LogFaceMapper>;
+      const frame = face.mapper.map(event);
+      if (face.keepAll) face.frames.push(frame);
+      else if (slot === face.frames.length) face.frames.push(frame);
+      else face.frames[slot] = frame;
+    }
+  }
+
+  #slotOf(seq: number): number {
+    return (seq - this.#firstSeq) % this.#capacity;
+  }
+
+  /** The event with this seq while the ring holds it. */
+  eventAt(seq: number): LoggedRunEvent | undefined {
+    if (seq < this.oldestSeq || seq > this.#state.lastSeq) return undefined;
+    return this.#ring[this.#slotOf(seq)];
+  }
+
+  /**
+   * A wire face of this log: created on first use (its mapper then maps the events the ring holds,
+   * in order), after which every event is mapped once as it arrives. Readers take its frames.
+   */
+  face<Mapper extends LogFaceMapper>(definition: LogFaceDefinition<Mapper>): LogFace<Mapper> {
+    const existing = this.#faces.get(definition.key);
+    if (existing !== undefined) return existing as unknown as LogFace<Mapper>;
+    const mapper = definition.create();
+    if (definition.onRead === true) {
+      const face: LogFace<Mapper> = {
+        mapper,
+        preamble: null,
+        preambleSeq: 0,
+        frameAt: (seq) => {
+          const event = this.eventAt(seq);
+          return event === undefined ? undefined : mapper.map(event);
+        },
+      };
+      this.#faces.set(definition.key, face as unknown as FaceSlots<LogFaceMapper>);
+      return face;
+    }
+    const keepAll = definition.keepAll === true;
+    // Ring-aligned slots, or (keepAll) one slot per seq from the face's first event on.
+    const frames: (string | null)[] = keepAll ? [] : new Array(this.#ring.length).fill(null);
+    const face: FaceSlots<Mapper> = {
+      mapper,
+      frames,
+      keepAll,
+      firstSeq: this.oldestSeq,
+      preamble: null,
+      preambleSeq: 0,
+      frameAt: (seq) => {
+        if (seq > this.#state.lastSeq) return undefined;
+        if (keepAll) return seq < face.firstSeq ? undefined : frames[seq - face.firstSeq];
+        return seq < this.oldestSeq ? undefined : frames[this.#slotOf(seq)];
+      },
+    };
+    if (definition.fromStart && this.oldestSeq > 1 && this.#state.lastSeq > 0) {
+      // The log no longer holds the run's start: the face begins from the whole message as of the
+      // newest event, as a snapshot, and maps what comes after it.
+      const snapshot = this.snapshot();
+      face.preamble = mapper.map(snapshot);
+      face.preambleSeq = snapshot.seq;
+      face.firstSeq = snapshot.seq + 1;
+      if (!keepAll) frames.fill(null);
+    } else {
+      for (let seq = this.oldestSeq; seq <= this.#state.lastSeq; seq += 1) {
+        const slot = this.#slotOf(seq);
+        const event = this.#ring[slot];
+        const frame = event === undefined ? null : mapper.map(event);
+        if (keepAll) frames.push(frame);
+        else frames[slot] = frame;
+      }
+    }
+    this.#faces.set(definition.key, face as unknown as FaceSlots<LogFaceMapper>);
+    this.#faceList.push(face as unknown as FaceSlots<LogFaceMapper>);
+    return face;
   }
 
   /**
@@ -114,6 +245,11 @@ export class RunLog {
   own(hooks: Pick<RunLogOptions, 'onBoundary' | 'onAppend'>): void {
     this.#onBoundary = hooks.onBoundary;
     this.#onAppend = hooks.onAppend;
+  }
+
+  /** The run's status as of the newest event. */
+  get status(): MessageState['status'] {
+    return this.#state.status;
   }
 
   /** Whether the run is waiting (for a decision or host tool results). */
@@ -131,6 +267,7 @@ export class RunLog {
     const listeners = [...this.#abandonListeners];
     this.#abandonListeners.clear();
     this.#listeners.clear();
+    this.#listenerList = undefined;
     for (const listener of listeners) listener();
   }
 
@@ -139,30 +276,40 @@ export class RunLog {
   }
 
   /**
-   * Everything after `afterSeq`: the events themselves while the buffer still holds them; else a
+   * Everything after `afterSeq`: the events themselves while the ring still holds them; else a
    * snapshot of the whole message as of the newest event, after which live events follow.
    */
   since(afterSeq: number): Replay {
-    const oldest = this.#buffer[0]?.seq ?? this.#state.lastSeq + 1;
+    const oldest = this.oldestSeq;
     if (afterSeq + 1 >= oldest || afterSeq >= this.#state.lastSeq) {
-      return { events: this.#buffer.filter((event) => event.seq > afterSeq) };
+      const events: LoggedRunEvent[] = [];
+      for (let seq = Math.max(afterSeq + 1, oldest); seq <= this.#state.lastSeq; seq += 1) {
+        const event = this.#ring[this.#slotOf(seq)];
+        if (event !== undefined) events.push(event);
+      }
+      return { events };
     }
-    const snapshot: RunSnapshotEvent = {
+    return { snapshot: this.snapshot(), events: [] };
+  }
+
+  /** The whole message as of the newest event, as the event a reader gets instead of a gap. */
+  snapshot(): RunSnapshotEvent {
+    return {
       type: 'run.snapshot',
       runId: this.runId,
       seq: this.#state.lastSeq,
       at: this.#now(),
-      message: toMessage(this.#state),
+      message: this.message(),
     };
-    return { snapshot, events: [] };
   }
 
   /** Hear every new event; `onAbandon` when this copy stops receiving them (see `abandon`). */
   subscribe(listener: (event: LoggedRunEvent) => void, onAbandon?: () => void): () => void {
     this.#listeners.add(listener);
+    this.#listenerList = undefined;
     if (onAbandon !== undefined) this.#abandonListeners.add(onAbandon);
     return () => {
-      this.#listeners.delete(listener);
+      if (this.#listeners.delete(listener)) this.#listenerList = undefined;
       if (onAbandon !== undefined) this.#abandonListeners.delete(onAbandon);
     };
   }

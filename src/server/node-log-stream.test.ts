@@ -7,7 +7,7 @@ import { createRunEventDecoderStream, type LoggedRunEvent, type RunEvent } from 
 import { RunManager } from '../runtime/index.ts';
 import { MemoryRunStore } from '../store/index.ts';
 import { createApp } from './create-app.ts';
-import { MAX_QUEUED_FRAMES } from './node-log-stream.ts';
+import { MAX_LAG_EVENTS } from './node-log-stream.ts';
 
 let close: () => Promise<void> = async () => {};
 
@@ -17,7 +17,7 @@ afterEach(async () => {
 });
 
 /** Three times the frames a reader may fall behind by, each far bigger than a token. */
-const DELTAS = MAX_QUEUED_FRAMES * 3;
+const DELTAS = MAX_LAG_EVENTS * 3;
 const DELTA_TEXT = '字'.repeat(100);
 
 async function start(): Promise<{ url: string; token: string; conversationId: string }> {

@@ -1,10 +1,8 @@
 import type { ServerResponse } from 'node:http';
-import type { LoggedRunEvent, RunEvent } from '../protocol/index.ts';
-import type { RunLog } from '../runtime/index.ts';
-import type { LogStreamEncoding } from './stream-run.ts';
+import { LogCursor, type LogStreamPlan } from './log-cursor.ts';
 
-/** Frames a reader may fall behind by before it is dropped (it resumes with Last-Event-ID). */
-export const MAX_QUEUED_FRAMES = 10_000;
+/** Events a reader may fall behind by before it is dropped (it resumes with Last-Event-ID). */
+export const MAX_LAG_EVENTS = 10_000;
 
 /** The header that tells @hono/node-server the handler wrote the response itself. */
 const ALREADY_SENT = 'x-hono-already-sent';
@@ -12,107 +10,84 @@ const ALREADY_SENT = 'x-hono-already-sent';
 export interface NodeLogStreamOptions {
   heartbeatMs: number;
   headers: Record<string, string>;
-  /** Live events up to this seq are not sent (see `streamLog`). */
-  skipThrough: number;
 }
 
 /**
- * `streamLog` written straight into Node's `ServerResponse`, past the Web Streams machinery: that
+ * A log stream written straight into Node's `ServerResponse`, past the Web Streams machinery: that
  * machinery (a ReadableStream, its reader loop and a promise per chunk) costs more memory per open
  * stream than the socket itself, and a follower should cost little more than its socket.
- * Back-pressure is the socket's: a write that fills its buffer stops the pump until `drain`, events
- * queue as references, and a reader more than `MAX_QUEUED_FRAMES` behind is dropped (it resumes).
- * Events of one turn of the event loop go out corked, in one write.
+ *
+ * A stream is a position in the log (`LogCursor`), not a queue: the frames it has yet to write stay
+ * in the log, encoded once for every reader. Back-pressure is the socket's: a write that fills its
+ * buffer stops the stream until `drain`, and a reader more than `MAX_LAG_EVENTS` behind, or behind
+ * what the log still holds, is dropped (it resumes with Last-Event-ID). Whatever arrived in one turn
+ * of the event loop goes out in one write.
  */
 export function writeLogToNode(
   outgoing: ServerResponse,
-  log: RunLog,
-  replay: readonly RunEvent[],
-  encoding: LogStreamEncoding,
+  plan: LogStreamPlan,
   options: NodeLogStreamOptions,
 ): Response {
+  const { log } = plan;
   outgoing.writeHead(200, {
-    'content-type': encoding.contentType,
+    'content-type': plan.contentType,
     'cache-control': 'no-cache, no-transform',
     'x-accel-buffering': 'no',
     'x-runstream-run-id': log.runId,
     ...options.headers,
   });
-  const queue: RunEvent[] = [...replay];
-  let head = 0;
+  const cursor = new LogCursor(plan);
   let closed = false;
-  let ending = false;
   let blocked = false;
   let unsubscribe: () => void = () => {};
 
   const cleanup = () => {
     closed = true;
-    queue.length = 0;
-    head = 0;
     unsubscribe();
     heartbeats(options.heartbeatMs).delete(beat);
     scheduledPumps.delete(pump);
     outgoing.off('close', cleanup);
     outgoing.off('drain', onDrain);
   };
-  const finish = () => {
-    const end = encoding.end?.();
-    if (end) outgoing.write(end);
+  const drop = () => {
+    // Too far behind: drop the reader rather than hold anything for it; it resumes from its last id.
     cleanup();
-    outgoing.end();
+    outgoing.destroy();
   };
   const pump = () => {
     if (closed || blocked) return;
-    if (head < queue.length) {
-      // Several frames go out in one write; a single one needs no cork (it would only cost a writev).
-      const corked = queue.length - head > 1;
-      if (corked) outgoing.cork();
-      while (head < queue.length) {
-        const bytes = encoding.encode(queue[head] as RunEvent);
-        head += 1;
-        if (bytes !== null && bytes.length > 0 && !outgoing.write(bytes)) {
-          blocked = true;
-          break;
-        }
-      }
-      if (corked) outgoing.uncork();
-      if (head >= queue.length) {
-        queue.length = 0;
-        head = 0;
+    for (let bytes = cursor.next(); bytes !== null; bytes = cursor.next()) {
+      if (!outgoing.write(bytes)) {
+        blocked = true;
+        outgoing.once('drain', onDrain);
+        return;
       }
     }
-    if (blocked) {
-      outgoing.once('drain', onDrain);
-      return;
+    if (cursor.lost) drop();
+    else if (cursor.ended) {
+      cleanup();
+      if (plan.end !== null) outgoing.end(plan.end);
+      else outgoing.end();
     }
-    if (ending && head >= queue.length) finish();
   };
   function onDrain() {
     blocked = false;
     pump();
   }
   const beat = () => {
-    if (!closed && !blocked && head >= queue.length) outgoing.write(encoding.heartbeat);
+    if (!closed && !blocked && cursor.caughtUp) outgoing.write(plan.heartbeat);
   };
 
   outgoing.on('close', cleanup);
-  if (encoding.prelude) outgoing.write(encoding.prelude);
-  if (log.finished || log.paused) {
-    ending = true;
-    pump();
-  } else {
+  // Node corks a response's socket for the rest of the tick on its first write: the headers, the
+  // head and whatever the first pump writes leave together, at once, without waiting for a turn.
+  for (const bytes of plan.head) outgoing.write(bytes);
+  if (!cursor.ended) {
     unsubscribe = log.subscribe(
-      (event: LoggedRunEvent) => {
-        if (closed || event.seq <= options.skipThrough) return;
-        queue.push(event);
-        if (event.type === 'run.finished' || event.type === 'run.paused') ending = true;
-        if (queue.length - head > MAX_QUEUED_FRAMES) {
-          // Too far behind: drop the reader rather than hold an unbounded queue for it.
-          cleanup();
-          outgoing.destroy();
-          return;
-        }
-        schedulePump(pump);
+      () => {
+        if (closed) return;
+        if (cursor.lag > MAX_LAG_EVENTS) drop();
+        else schedulePump(pump);
       },
       () => {
         // This instance's copy of the log lost track of the shared one: end without `done`, so the
@@ -123,8 +98,8 @@ export function writeLogToNode(
       },
     );
     heartbeats(options.heartbeatMs).add(beat);
-    pump();
   }
+  pump();
   return new Response(null, { headers: { [ALREADY_SENT]: 'true' } });
 }
 
@@ -140,12 +115,14 @@ function schedulePump(pump: () => void): void {
   scheduledPumps.add(pump);
   if (pumpsScheduled) return;
   pumpsScheduled = true;
-  setImmediate(() => {
-    pumpsScheduled = false;
-    const pumps = [...scheduledPumps];
-    scheduledPumps.clear();
-    for (const run of pumps) run();
-  });
+  setImmediate(runPumps);
+}
+
+function runPumps(): void {
+  pumpsScheduled = false;
+  const pumps = [...scheduledPumps];
+  scheduledPumps.clear();
+  for (const pump of pumps) pump();
 }
 
 /** One timer per heartbeat interval for every open stream, not one per stream. */

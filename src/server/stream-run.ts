@@ -6,40 +6,42 @@ import {
   type RunEvent,
   SSE_CONTENT_TYPE,
 } from '../protocol/index.ts';
-import type { RunLog } from '../runtime/index.ts';
+import type { LogFaceDefinition, LogFaceMapper, RunLog } from '../runtime/index.ts';
+import { encodeUtf8 } from './encode-utf8.ts';
+import { LogCursor, type LogStreamPlan } from './log-cursor.ts';
 import { writeLogToNode } from './node-log-stream.ts';
 
 export const HEARTBEAT_MS = 15_000;
 export const RETRY_MS = 1_000;
-/** Frames a stream queues ahead of a slow reader before it waits for the socket to drain. */
+/** Frames a Web stream queues ahead of a slow reader before it waits for the reader to pull. */
 const HIGH_WATER_FRAMES = 64;
 
-const encoder = new TextEncoder();
 /**
- * Each event is encoded once, whoever reads it and however often it is replayed: serialising costs
- * about as much as writing (PERF-NOTES), so it must not be paid per subscriber.
+ * The protocol's own faces: an event's frame is its JSON alone, so frames are made when read, not
+ * kept beside each event; the readers at one position (every live follower of a run) share one
+ * encoding of what they write. Serialising costs about as much as writing (PERF-NOTES): it is paid
+ * once per event for them all, not per subscriber.
  */
-const sseBytes = new WeakMap<object, Uint8Array>();
-const ndjsonBytes = new WeakMap<object, Uint8Array>();
+const SSE_MAPPER: LogFaceMapper = { map: encodeRunEventSse };
+const NDJSON_MAPPER: LogFaceMapper = { map: encodeRunEventNdjson };
+export const SSE_FACE: LogFaceDefinition<LogFaceMapper> = {
+  key: 'sse',
+  create: () => SSE_MAPPER,
+  onRead: true,
+};
+export const NDJSON_FACE: LogFaceDefinition<LogFaceMapper> = {
+  key: 'ndjson',
+  create: () => NDJSON_MAPPER,
+  onRead: true,
+};
 
-function bytesOf(event: RunEvent, ndjson: boolean): Uint8Array {
-  const cache = ndjson ? ndjsonBytes : sseBytes;
-  let bytes = cache.get(event);
-  if (bytes === undefined) {
-    bytes = encoder.encode(ndjson ? encodeRunEventNdjson(event) : encodeRunEventSse(event));
-    cache.set(event, bytes);
-  }
-  return bytes;
-}
+export const SSE_PRELUDE = encodeUtf8(`retry: ${RETRY_MS}\n\n`);
+export const SSE_HEARTBEAT = encodeUtf8(': ping\n\n');
+export const NDJSON_HEARTBEAT = encodeUtf8('\n');
 
 export interface StreamLogOptions {
   heartbeatMs?: number;
   headers?: Record<string, string>;
-  /**
-   * Live events up to this seq are not sent: this instance's copy of a run can lag behind what
-   * the reader already got from another instance (its Last-Event-ID). Default: the replay's last.
-   */
-  skipThroughSeq?: number;
   /**
    * The Node response when the server runs on Node (`@hono/node-server` passes it as
    * `context.env.outgoing`): the stream is then written into it directly (`writeLogToNode`).
@@ -47,24 +49,14 @@ export interface StreamLogOptions {
   outgoing?: ServerResponse;
 }
 
-/** How a log stream writes its frames: the protocol's own encoders, or another face's (Responses). */
-export interface LogStreamEncoding {
-  contentType: string;
-  /** Bytes before the first event, e.g. the SSE `retry:` frame. */
-  prelude?: Uint8Array;
-  /** The bytes of one event; `null` when it has none on this face. */
-  encode(event: RunEvent): Uint8Array | null;
-  /** The bytes that end a stream normally (the protocol's `done`), if any. */
-  end?(): Uint8Array | null;
-  /** An idle-time keep-alive that readers ignore. */
-  heartbeat: Uint8Array;
-}
-
 /**
  * A streaming response of a run's events after `afterSeq`: the replay (or a snapshot when the log
  * no longer holds it), then live events, then `done` when the run finishes or pauses. SSE by
  * default (a `retry:` frame first), NDJSON when asked. 204 for a run that has ended and is caught up,
  * so a native EventSource stops reconnecting.
+ *
+ * `afterSeq` may be ahead of this instance's copy of the run (the reader got more from another
+ * instance): its events up to there are not sent again.
  */
 export function streamRun(
   log: RunLog,
@@ -75,75 +67,78 @@ export function streamRun(
   const ndjson = accept?.includes(NDJSON_CONTENT_TYPE) ?? false;
   if (endsStream(log) && afterSeq >= log.lastSeq)
     return new Response(null, { status: 204, ...(options.headers ? { headers: options.headers } : {}) });
-  const replay = log.since(afterSeq);
+  const face = log.face(ndjson ? NDJSON_FACE : SSE_FACE);
+  const head: Uint8Array[] = ndjson ? [] : [SSE_PRELUDE];
+  let after = afterSeq;
+  if (afterSeq + 1 < log.oldestSeq && afterSeq < log.lastSeq) {
+    // The log no longer holds the next event: the whole message as of now, then what follows.
+    const snapshot = log.snapshot();
+    head.push(encodeUtf8(ndjson ? encodeRunEventNdjson(snapshot) : encodeRunEventSse(snapshot)));
+    after = snapshot.seq;
+  }
+  const done: RunEvent = { type: 'done', runId: log.runId, at: Date.now() };
   return streamLog(
-    log,
-    'snapshot' in replay ? [replay.snapshot, ...replay.events] : replay.events,
     {
+      log,
+      face,
+      head,
+      afterSeq: after,
       contentType: ndjson ? NDJSON_CONTENT_TYPE : `${SSE_CONTENT_TYPE}; charset=utf-8`,
-      ...(ndjson ? {} : { prelude: encoder.encode(`retry: ${RETRY_MS}\n\n`) }),
-      encode: (event) => bytesOf(event, ndjson),
-      end: () => bytesOf({ type: 'done', runId: log.runId, at: Date.now() }, ndjson),
-      heartbeat: encoder.encode(ndjson ? '\n' : ': ping\n\n'),
+      end: encodeUtf8(ndjson ? encodeRunEventNdjson(done) : encodeRunEventSse(done)),
+      heartbeat: ndjson ? NDJSON_HEARTBEAT : SSE_HEARTBEAT,
     },
-    { ...options, skipThroughSeq: afterSeq },
+    options,
   );
 }
 
 /**
- * The streaming body shared by every face: `replay`, then the log's live events, ending when the run
- * finishes or pauses. The stream is pulled: frames are encoded into the socket only as fast as the
- * reader takes them, and a slow reader costs a queue of event references, not copies. Closing the
- * connection only unsubscribes: the run goes on.
+ * The streaming body shared by every face: the plan's head, then the face's frames of the log's
+ * events after the plan's seq, live ones as they come, ending when the run finishes or pauses.
+ * Frames are written only as fast as the reader takes them, and a slow reader costs a position in
+ * the log, not copies. Closing the connection only unsubscribes: the run goes on.
  */
-export function streamLog(
-  log: RunLog,
-  replay: readonly RunEvent[],
-  encoding: LogStreamEncoding,
-  options: StreamLogOptions = {},
-): Response {
-  const lastReplayed = replay.reduce((last, event) => ('seq' in event ? Math.max(last, event.seq) : last), 0);
-  const skipThrough = Math.max(options.skipThroughSeq ?? 0, lastReplayed);
+export function streamLog(plan: LogStreamPlan, options: StreamLogOptions = {}): Response {
   if (options.outgoing !== undefined && !options.outgoing.headersSent)
-    return writeLogToNode(options.outgoing, log, replay, encoding, {
+    return writeLogToNode(options.outgoing, plan, {
       heartbeatMs: options.heartbeatMs ?? HEARTBEAT_MS,
       headers: options.headers ?? {},
-      skipThrough,
     });
-  const queue: RunEvent[] = [...replay];
-  let ending = false;
+  const { log } = plan;
+  const cursor = new LogCursor(plan);
   let closed = false;
   let cleanup: () => void = () => {};
-  /** Move queued frames into the stream while the reader has room; set once the stream starts. */
+  /** Move frames into the stream while the reader has room; set once the stream starts. */
   let pump: () => void = () => {};
   const body = new ReadableStream<Uint8Array>(
     {
       start(controller) {
-        if (encoding.prelude) controller.enqueue(encoding.prelude);
+        for (const bytes of plan.head) controller.enqueue(bytes);
         pump = () => {
-          while (!closed && queue.length > 0 && (controller.desiredSize ?? 0) > 0) {
-            const bytes = encoding.encode(queue.shift() as RunEvent);
-            if (bytes !== null && bytes.length > 0) controller.enqueue(bytes);
+          while (!closed && (controller.desiredSize ?? 0) > 0) {
+            const bytes = cursor.next();
+            if (bytes === null) break;
+            controller.enqueue(bytes);
           }
-          if (!closed && ending && queue.length === 0) {
+          if (closed) return;
+          if (cursor.lost) {
+            // Too far behind what the log holds: end without `done`; the reader resumes.
             closed = true;
-            const end = encoding.end?.();
-            if (end) controller.enqueue(end);
+            cleanup();
+            controller.close();
+          } else if (cursor.ended) {
+            closed = true;
+            if (plan.end !== null) controller.enqueue(plan.end);
             cleanup();
             controller.close();
           }
         };
-        if (endsStream(log)) {
-          ending = true;
+        if (cursor.ended) {
           pump();
           return;
         }
         const unsubscribe = log.subscribe(
-          (event) => {
-            if (closed || event.seq <= skipThrough) return;
-            queue.push(event);
-            if (event.type === 'run.finished' || event.type === 'run.paused') ending = true;
-            pump();
+          () => {
+            if (!closed) pump();
           },
           () => {
             // This instance's copy of the log lost track of the shared one: end without `done`, so
@@ -156,7 +151,7 @@ export function streamLog(
         );
         // Comments keep proxies from timing out an idle stream; readers ignore them.
         const heartbeat = setInterval(() => {
-          if (!closed && queue.length === 0) controller.enqueue(encoding.heartbeat);
+          if (!closed && cursor.caughtUp) controller.enqueue(plan.heartbeat);
         }, options.heartbeatMs ?? HEARTBEAT_MS);
         cleanup = () => {
           clearInterval(heartbeat);
@@ -170,7 +165,6 @@ export function streamLog(
       cancel() {
         // The client went away (a disconnect, not a stop): stop writing, leave the run alone.
         closed = true;
-        queue.length = 0;
         cleanup();
       },
     },
@@ -179,7 +173,7 @@ export function streamLog(
   return new Response(body, {
     status: 200,
     headers: {
-      'content-type': encoding.contentType,
+      'content-type': plan.contentType,
       'cache-control': 'no-cache, no-transform',
       'x-accel-buffering': 'no',
       'x-runstream-run-id': log.runId,
@@ -190,5 +184,5 @@ export function streamLog(
 
 /** A run stream ends when the run finishes or pauses: nothing more comes until a decision. */
 export function endsStream(log: RunLog): boolean {
-  return log.finished || log.state.status === 'paused';
+  return log.finished || log.paused;
 }

@@ -1,24 +1,19 @@
-import { NDJSON_CONTENT_TYPE, type RunEvent, SSE_CONTENT_TYPE } from '../../protocol/index.ts';
-import type { RunLog } from '../../runtime/index.ts';
-import { endsStream, RETRY_MS, type StreamLogOptions, streamLog } from '../stream-run.ts';
-import type { ResponseContext } from './response-object.ts';
+import { NDJSON_CONTENT_TYPE, SSE_CONTENT_TYPE } from '../../protocol/index.ts';
+import type { LogFace, LogFaceDefinition, LogFaceMapper, RunLog } from '../../runtime/index.ts';
+import { encodeUtf8 } from '../encode-utf8.ts';
+import {
+  endsStream,
+  NDJSON_HEARTBEAT,
+  SSE_HEARTBEAT,
+  SSE_PRELUDE,
+  type StreamLogOptions,
+  streamLog,
+} from '../stream-run.ts';
+import type { ResponseContext, ResponseObject } from './response-object.ts';
 import { ResponsesEventMapper, type ResponsesStreamEvent } from './responses-event-mapper.ts';
-
-const encoder = new TextEncoder();
 
 /** Where a Responses stream starts: after a sequence number (resume), or after a native seq (a resume POST). */
 export type ResponseStreamStart = { afterSequence: number } | { afterNativeSeq: number };
-
-/** The whole log from its start, so the mapper numbers events exactly as the first stream did. */
-function fullReplay(log: RunLog): RunEvent[] {
-  const replay = log.since(0);
-  return 'snapshot' in replay ? [replay.snapshot, ...replay.events] : replay.events;
-}
-
-function include(start: ResponseStreamStart, native: RunEvent, mapped: ResponsesStreamEvent): boolean {
-  if ('afterSequence' in start) return mapped.sequence_number > start.afterSequence;
-  return native.type !== 'done' && native.seq > start.afterNativeSeq;
-}
 
 /** One Responses event as written on the wire: an SSE frame with `id:` and `event:`, or an NDJSON line. */
 export function encodeResponsesEvent(event: ResponsesStreamEvent, ndjson: boolean): string {
@@ -27,11 +22,91 @@ export function encodeResponsesEvent(event: ResponsesStreamEvent, ndjson: boolea
 }
 
 /**
+ * The Responses face of a log: one `ResponsesEventMapper` per log and wire format folds the run once,
+ * as its events are appended, and each native event's Responses events are kept encoded beside it
+ * (all of them, since readers resume by `sequence_number`). Every reader, and `GET`, reads those.
+ */
+class ResponsesFaceMapper implements LogFaceMapper {
+  readonly events: ResponsesEventMapper;
+  readonly #ndjson: boolean;
+
+  constructor(context: ResponseContext, ndjson: boolean) {
+    this.events = new ResponsesEventMapper(context);
+    this.#ndjson = ndjson;
+  }
+
+  map(event: Parameters<LogFaceMapper['map']>[0]): string | null {
+    const mapped = this.events.push(event);
+    if (mapped.length === 0) return null;
+    let text = '';
+    for (const one of mapped) text += encodeResponsesEvent(one, this.#ndjson);
+    return text;
+  }
+}
+
+function responsesFace(log: RunLog, context: ResponseContext, ndjson: boolean): LogFace<ResponsesFaceMapper> {
+  const definition: LogFaceDefinition<ResponsesFaceMapper> = {
+    key: ndjson ? 'responses-ndjson' : 'responses-sse',
+    create: () => new ResponsesFaceMapper(context, ndjson),
+    fromStart: true,
+    keepAll: true,
+  };
+  return log.face(definition);
+}
+
+/** The Response object of a run as it stands: the face's fold, kept current as events arrive. */
+export function responseObjectOf(log: RunLog, context: ResponseContext): ResponseObject {
+  return responsesFace(log, context, false).mapper.events.response();
+}
+
+/** The sequence number of each event in one frame of the face (SSE frames or NDJSON lines). */
+function splitFrame(text: string, ndjson: boolean): { sequence: number; text: string }[] {
+  // JSON never holds a raw line break, so frames split exactly at blank lines (SSE) or newlines.
+  const parts = text.split(ndjson ? '\n' : '\n\n').filter((part) => part !== '');
+  return parts.map((part) => ({
+    sequence: ndjson
+      ? (JSON.parse(part) as ResponsesStreamEvent).sequence_number
+      : Number(/^id: (\d+)/.exec(part)?.[1] ?? '-1'),
+    text: ndjson ? `${part}\n` : `${part}\n\n`,
+  }));
+}
+
+/**
+ * Where a reader that has every Responses event up to `afterSequence` starts: the native seq after
+ * which the face's frames are wholly new to it, and the part of the frame before that it lacks.
+ */
+function startAfterSequence(
+  log: RunLog,
+  face: LogFace<ResponsesFaceMapper>,
+  afterSequence: number,
+  ndjson: boolean,
+): { afterSeq: number; head: Uint8Array[] } {
+  if (afterSequence < 0) {
+    const head = face.preamble !== null ? [encodeUtf8(face.preamble)] : [];
+    return { afterSeq: face.preambleSeq, head };
+  }
+  const unseen = (frame: string | null | undefined, seq: number) => {
+    if (frame === null || frame === undefined) return undefined;
+    const events = splitFrame(frame, ndjson);
+    if ((events.at(-1)?.sequence ?? -1) <= afterSequence) return undefined;
+    const rest = events.filter((event) => event.sequence > afterSequence).map((event) => event.text);
+    return { afterSeq: seq, head: [encodeUtf8(rest.join(''))] };
+  };
+  const fromPreamble = unseen(face.preamble, face.preambleSeq);
+  if (fromPreamble !== undefined) return fromPreamble;
+  for (let seq = face.preambleSeq + 1; seq <= log.lastSeq; seq += 1) {
+    const frame = face.frameAt(seq);
+    const found = unseen(frame, seq);
+    if (found !== undefined) return found;
+  }
+  return { afterSeq: log.lastSeq, head: [] };
+}
+
+/**
  * A Responses stream of a run: OpenAI-style events named in `event:` lines (SSE, the default) or one
  * JSON object per line (`Accept: application/x-ndjson`), each with its `sequence_number` as the SSE
- * `id`. The log is replayed from its start through a fresh mapper and only the part after `start`
- * is written, so a resumed stream continues the numbering exactly. 204 when the response has ended
- * or waits for the host and there is nothing after `start`.
+ * `id`. The numbering is the face's, the same for every reader, so a resumed stream continues it
+ * exactly. 204 when the response has ended or waits for the host and there is nothing after `start`.
  */
 export function streamResponse(
   log: RunLog,
@@ -41,41 +116,29 @@ export function streamResponse(
   options: StreamLogOptions = {},
 ): Response {
   const ndjson = accept?.includes(NDJSON_CONTENT_TYPE) ?? false;
-  const replay = fullReplay(log);
-  if (endsStream(log)) {
-    // Nothing more will come on this stream: answer 204 when the reader already has everything.
-    const dry = new ResponsesEventMapper(context);
-    const pending = replay.some((event) =>
-      event.type === 'done' ? false : dry.push(event).some((mapped) => include(start, event, mapped)),
-    );
-    if (!pending)
-      return new Response(null, { status: 204, ...(options.headers ? { headers: options.headers } : {}) });
-  }
-  const mapper = new ResponsesEventMapper(context);
+  const face = responsesFace(log, context, ndjson);
+  const begin =
+    'afterSequence' in start
+      ? startAfterSequence(log, face, start.afterSequence, ndjson)
+      : { afterSeq: start.afterNativeSeq, head: [] };
+  if (endsStream(log) && begin.head.length === 0 && !hasFramesAfter(log, face, begin.afterSeq))
+    // Nothing more will come on this stream, and the reader already has everything.
+    return new Response(null, { status: 204, ...(options.headers ? { headers: options.headers } : {}) });
   return streamLog(
-    log,
-    replay,
     {
+      log,
+      face,
+      head: ndjson ? begin.head : [SSE_PRELUDE, ...begin.head],
+      afterSeq: begin.afterSeq,
       contentType: ndjson ? NDJSON_CONTENT_TYPE : `${SSE_CONTENT_TYPE}; charset=utf-8`,
-      ...(ndjson ? {} : { prelude: encoder.encode(`retry: ${RETRY_MS}\n\n`) }),
-      encode: (event) => {
-        if (event.type === 'done') return null;
-        const text = mapper
-          .push(event)
-          .filter((mapped) => include(start, event, mapped))
-          .map((mapped) => encodeResponsesEvent(mapped, ndjson))
-          .join('');
-        return text === '' ? null : encoder.encode(text);
-      },
-      heartbeat: encoder.encode(ndjson ? '\n' : ': ping\n\n'),
+      end: null,
+      heartbeat: ndjson ? NDJSON_HEARTBEAT : SSE_HEARTBEAT,
     },
     options,
   );
 }
 
-/** The Response object of a run as it stands: the log folded through the same mapper. */
-export function responseObjectOf(log: RunLog, context: ResponseContext) {
-  const mapper = new ResponsesEventMapper(context);
-  for (const event of fullReplay(log)) if (event.type !== 'done') mapper.push(event);
-  return mapper.response();
+function hasFramesAfter(log: RunLog, face: LogFace, afterSeq: number): boolean {
+  for (let seq = afterSeq + 1; seq <= log.lastSeq; seq += 1) if (face.frameAt(seq)) return true;
+  return false;
 }

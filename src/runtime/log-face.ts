@@ -1,0 +1,59 @@
+import type { LoggedRunEvent, RunSnapshotEvent } from '../protocol/index.ts';
+
+/**
+ * How one wire face (the native SSE, NDJSON, the Responses dialect …) turns a run's events into the
+ * text it writes. A mapper is created once per log and face and sees every event once, in seq
+ * order, when it is appended, so a face that folds the run (Responses numbers its own events) folds
+ * it once per process, not once per reader. `null`: the event has nothing on this face.
+ *
+ * Frames are kept as strings, not bytes: a reader's writer joins the frames it has to write and
+ * encodes them once per write (and readers at the same position share that), which costs less than a
+ * buffer per event.
+ *
+ * A face that needs the run from its start (`fromStart`) is first given a `run.snapshot` when the log
+ * no longer holds seq 1 (a resumed run, a very long one); the others only map the events the log
+ * holds, since a reader that needs older ones gets a snapshot of its own.
+ */
+export interface LogFaceMapper {
+  map(event: LoggedRunEvent | RunSnapshotEvent): string | null;
+}
+
+export interface LogFaceDefinition<Mapper extends LogFaceMapper> {
+  /** Faces with the same key share one mapper per log (e.g. `sse`, `ndjson`, `responses-sse`). */
+  key: string;
+  create(): Mapper;
+  fromStart?: boolean;
+  /**
+   * Keep every frame since the face began, not only those of the events the log's ring holds: for a
+   * face whose readers resume by its own numbering (Responses' `sequence_number`), which a snapshot
+   * of the native log cannot continue.
+   */
+  keepAll?: boolean;
+  /**
+   * Keep no frames: map an event when a reader asks for it. For a face that needs no fold (each
+   * event's frame depends on that event alone), where keeping a frame beside every event would
+   * double what the log holds, and what the garbage collector copies while a run streams. Readers at
+   * the same position share one encoding of what they write (see the server's `LogCursor`), so live
+   * followers still cost one encoding per event.
+   */
+  onRead?: boolean;
+}
+
+/**
+ * A face's frames of one log: each event's frame, encoded once and kept beside the event for as long
+ * as the log keeps it, so every reader of the run (live or replaying) writes the same frames.
+ */
+export interface LogFace<Mapper extends LogFaceMapper = LogFaceMapper> {
+  readonly mapper: Mapper;
+  /**
+   * The frame of the event with this seq: `null` when it has none on this face, `undefined` when
+   * the face no longer holds (or never held) the event.
+   */
+  frameAt(seq: number): string | null | undefined;
+  /**
+   * For a face that maps from the start: the frame of the snapshot it began with when the log no
+   * longer held seq 1 (`null` otherwise), and the seq that snapshot stood at (0 without one).
+   */
+  readonly preamble: string | null;
+  readonly preambleSeq: number;
+}
