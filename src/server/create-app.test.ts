@@ -220,6 +220,23 @@ describe('the HTTP API', () => {
       body: JSON.stringify({ text: 'x'.repeat(100_000) }),
     });
     expect(huge.status).toBe(413);
+    // Without a Content-Length (chunked), the body is counted as it arrives and refused at the limit.
+    const chunk = new TextEncoder().encode(`"${'x'.repeat(16 * 1024)}`);
+    const streamed = await api(`/v1/conversations/${conversationId}/messages`, {
+      method: 'POST',
+      body: new ReadableStream({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode('{"text": '));
+          for (let index = 0; index < 8; index += 1) controller.enqueue(chunk);
+          controller.close();
+        },
+      }),
+      duplex: 'half',
+    } as RequestInit);
+    expect([streamed.status, ((await streamed.json()) as { error: { code: string } }).error.code]).toEqual([
+      413,
+      'payload_too_large',
+    ]);
     const strangers = createRunstreamClient({ baseUrl, token: otherToken });
     await expect(strangers.sendMessage(conversationId, { text: 'hi' }).result()).rejects.toBeInstanceOf(
       NotFoundError,

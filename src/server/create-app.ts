@@ -5,7 +5,7 @@ import type { KnowledgeSources } from '../retrieval/index.ts';
 import type { RunManager, ToolAuditLog } from '../runtime/index.ts';
 import type { ResponseRecords, RunStore, StoredMessage, User } from '../store/index.ts';
 import { HttpError, toHttpError } from './http-error.ts';
-import { nodeResponseOf } from './node-response-of.ts';
+import { bodyOf, nodeResponseOf } from './node-response-of.ts';
 import { readJsonBody } from './read-json-body.ts';
 import { registerResponsesRoutes } from './responses/responses-routes.ts';
 import { serveWeb } from './serve-web.ts';
@@ -115,7 +115,7 @@ export function createApp(options: AppOptions): Hono<Env> {
   });
 
   app.post('/v1/conversations', async (context) => {
-    const body = await readJsonBody(context.req.raw, NewConversation);
+    const body = await readJsonBody(bodyOf(context), NewConversation);
     const conversation = await store.createConversation(context.get('user').id, body.title ?? '新对话');
     return context.json(
       { id: conversation.id, title: conversation.title, createdAt: conversation.createdAt },
@@ -144,7 +144,7 @@ export function createApp(options: AppOptions): Hono<Env> {
   app.post('/v1/conversations/:id/messages', async (context) => {
     const user = context.get('user');
     const conversation = await ownedConversation(store, user.id, context.req.param('id'));
-    const body = await readJsonBody(context.req.raw, NewMessage);
+    const body = await readJsonBody(bodyOf(context), NewMessage);
     const log = await runs.startRun(user.id, conversation.id, body.text, body.clientMessageId, {
       traceId: context.get('traceId'),
       face: 'chat',
@@ -173,7 +173,7 @@ export function createApp(options: AppOptions): Hono<Env> {
   });
 
   app.post('/v1/runs/:id/cancel', async (context) => {
-    const body = await readJsonBody(context.req.raw, Cancel);
+    const body = await readJsonBody(bodyOf(context), Cancel);
     const run = await runs.cancel(
       context.get('user').id,
       context.req.param('id'),
@@ -189,7 +189,7 @@ export function createApp(options: AppOptions): Hono<Env> {
   app.post('/v1/runs/:id/confirmations/:toolCallId', async (context) => {
     const user = context.get('user');
     const runId = context.req.param('id');
-    const body = await readJsonBody(context.req.raw, Decision);
+    const body = await readJsonBody(bodyOf(context), Decision);
     const before = (await runs.logOf(user.id, runId)).lastSeq;
     const log = await runs.decide(user.id, runId, context.req.param('toolCallId'), body.decision, body.note);
     const after =

@@ -3,7 +3,7 @@ import type { Hono } from 'hono';
 import type { RunManager } from '../../runtime/index.ts';
 import type { ResponseRecord, ResponseRecords, RunStore, User } from '../../store/index.ts';
 import { HttpError } from '../http-error.ts';
-import { nodeResponseOf } from '../node-response-of.ts';
+import { bodyOf, nodeResponseOf } from '../node-response-of.ts';
 import { readJsonBody } from '../read-json-body.ts';
 import type { StreamLogOptions } from '../stream-run.ts';
 import type { ResponseContext } from './response-object.ts';
@@ -88,7 +88,7 @@ export function registerResponsesRoutes(app: Hono<Env>, options: ResponsesRoutes
   app.post('/v1/responses', async (context) => {
     const user = context.get('user');
     const traceId = context.get('traceId');
-    const body = await readJsonBody(context.req.raw, CreateResponseSchema, RESPONSES_MAX_BODY_BYTES);
+    const body = await readJsonBody(bodyOf(context), CreateResponseSchema, RESPONSES_MAX_BODY_BYTES);
     const stream = body.stream ?? false;
     const accept = context.req.header('accept');
     const items = typeof body.input === 'string' ? [] : body.input;
@@ -161,7 +161,7 @@ export function registerResponsesRoutes(app: Hono<Env>, options: ResponsesRoutes
   app.post('/v1/responses/:id/tool_results', async (context) => {
     const user = context.get('user');
     const record = await ownedRecord(user, context.req.param('id'));
-    const body = await readJsonBody(context.req.raw, SubmitToolResultsSchema, RESPONSES_MAX_BODY_BYTES);
+    const body = await readJsonBody(bodyOf(context), SubmitToolResultsSchema, RESPONSES_MAX_BODY_BYTES);
     const results = Array.isArray(body) ? body : body.tool_outputs;
     const stream = Array.isArray(body) ? context.req.query('stream') !== 'false' : body.stream !== false;
     return submit(
@@ -178,7 +178,7 @@ export function registerResponsesRoutes(app: Hono<Env>, options: ResponsesRoutes
   app.post('/v1/responses/:id/cancel', async (context) => {
     const user = context.get('user');
     const record = await ownedRecord(user, context.req.param('id'));
-    const body = await readJsonBody(context.req.raw, CancelResponseSchema);
+    const body = await readJsonBody(bodyOf(context), CancelResponseSchema);
     await runs.cancel(user.id, record.id, body.reason ?? 'user_stop');
     const log = await runs.logOf(user.id, record.id);
     return context.json(responseObjectOf(log, contextOf(record)));
