@@ -5,15 +5,21 @@
  *
  * The workload is one real runstream run (2,000 answer deltas of 4 CJK characters, scripted model, no
  * delay), captured from the runstream child once and handed to every other contender, so all stream
- * the same events. Per (contender, concurrency) it repeats batches of N concurrent streams, interleaved
- * round-robin across contenders, and prints medians, min–max and ratios to the two baselines. It
- * asserts only that every stream was read whole (so a broken server cannot look fast), never a time.
+ * the same events (the AI SDK the same answer deltas, as its own UI message stream). Per (contender,
+ * concurrency) it repeats batches of N concurrent streams, interleaved round-robin across contenders,
+ * and prints medians, min–max and ratios to the baselines and to the AI SDK. It asserts only that every
+ * stream was read whole (so a broken server cannot look fast), never a time.
  *
- * A contender is a child script speaking `child-protocol.ts`; add one to `CONTENDERS` (e.g. the Vercel
- * AI SDK on Node 22: `nodeChild(script, { execPath: '/path/to/node22' })`).
+ * The fourth contender, the Vercel AI SDK (`ai`: `streamText` on its mock model, piped as a UI message
+ * stream onto `node:http`, `ai-sdk/ai-sdk-server.ts`), needs Node ≥ 22: it runs on a Node 22 binary
+ * installed from the npm registry (the package `node`) into `bench/compare/ai-sdk/`, whose own
+ * package.json and lock pin it and `ai`; none of it is a dependency of the product. This script runs
+ * `npm ci` there when they are missing, and skips that contender (saying so) when the install fails.
+ *
+ * A contender is a child script speaking `child-protocol.ts`; add one to `contenders()`.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -21,7 +27,13 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { encodeRunEventSse } from '../../src/protocol/index.ts';
 import { RETRY_MS } from '../../src/server/index.ts';
-import type { BatchMessage, BatchResult, ClientRequest, StreamResult } from '../server-bench-client.ts';
+import type {
+  BatchMessage,
+  BatchResult,
+  ClientRequest,
+  StreamFormat,
+  StreamResult,
+} from '../server-bench-client.ts';
 import type { ChildCall, ChildReply, ChildStats, Workload } from './child-protocol.ts';
 import type { RunstreamChildConfig } from './runstream-server.ts';
 
@@ -48,16 +60,23 @@ export interface Contender {
   name: string;
   /** The child's command line, without any `taskset` (the parent adds it). */
   command(context: { dataDir: string; turns: number }): { file: string; args: string[] };
+  /** How its streams are read and checked whole; runstream's SSE events unless it says otherwise. */
+  streams?: StreamKind;
 }
 
 /** A contender child in TypeScript, run by a Node (this one unless `execPath` says which) with tsx. */
 function nodeChild(
   name: string,
   script: string,
-  options: { execPath?: string; args?: (context: { dataDir: string; turns: number }) => string[] } = {},
+  options: {
+    execPath?: string;
+    args?: (context: { dataDir: string; turns: number }) => string[];
+    streams?: StreamKind;
+  } = {},
 ): Contender {
   return {
     name,
+    ...(options.streams ? { streams: options.streams } : {}),
     command: (context) => ({
       file: options.execPath ?? process.execPath,
       args: [
@@ -74,21 +93,83 @@ function nodeChild(
 const PRE_ENCODED = 'raw pre-encoded';
 const STRINGIFY = 'raw stringify';
 const RUNSTREAM = 'runstream';
+const AI_SDK = 'AI SDK';
 
-const CONTENDERS: readonly Contender[] = [
-  nodeChild(PRE_ENCODED, './raw-pre-encoded-server.ts'),
-  nodeChild(STRINGIFY, './raw-stringify-server.ts'),
-  nodeChild(RUNSTREAM, './runstream-server.ts', {
-    args: ({ dataDir, turns }) => [
-      JSON.stringify({
-        dataDir,
-        turns,
-        deltas: DELTAS,
-        chunkSize: CHUNK_SIZE,
-      } satisfies RunstreamChildConfig),
-    ],
-  }),
-];
+/** The AI SDK contender's folder: its own package.json, lock, Node 22 binary and `ai`. */
+const AI_SDK_DIR = fileURLToPath(new URL('./ai-sdk/', import.meta.url));
+const AI_SDK_NODE = join(AI_SDK_DIR, 'node_modules', '.bin', 'node');
+
+function contenders(aiSdk: boolean): Contender[] {
+  return [
+    nodeChild(PRE_ENCODED, './raw-pre-encoded-server.ts'),
+    nodeChild(STRINGIFY, './raw-stringify-server.ts'),
+    nodeChild(RUNSTREAM, './runstream-server.ts', {
+      args: ({ dataDir, turns }) => [
+        JSON.stringify({
+          dataDir,
+          turns,
+          deltas: DELTAS,
+          chunkSize: CHUNK_SIZE,
+        } satisfies RunstreamChildConfig),
+      ],
+    }),
+    ...(aiSdk
+      ? [
+          nodeChild(AI_SDK, './ai-sdk/ai-sdk-server.ts', {
+            execPath: AI_SDK_NODE,
+            streams: UI_MESSAGE_STREAM,
+          }),
+        ]
+      : []),
+  ];
+}
+
+/** What `node --version` prints for the AI SDK folder's binary, or undefined when it does not run. */
+function aiSdkNodeVersion(): string | undefined {
+  const run = spawnSync(AI_SDK_NODE, ['--version'], { encoding: 'utf8' });
+  return run.status === 0 ? run.stdout.trim() : undefined;
+}
+
+/** The exact versions the AI SDK folder's package.json pins. */
+function aiSdkPinned(): Record<string, string> {
+  return (
+    JSON.parse(readFileSync(join(AI_SDK_DIR, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+    }
+  ).dependencies;
+}
+
+/** Whether the AI SDK folder holds exactly what its package.json pins, the Node binary included. */
+function aiSdkInstalled(): boolean {
+  const pinned = aiSdkPinned();
+  const installed = Object.entries(pinned).every(([name, version]) => {
+    const manifest = join(AI_SDK_DIR, 'node_modules', name, 'package.json');
+    return (
+      existsSync(manifest) &&
+      (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version === version
+    );
+  });
+  // The `node` package fetches its binary in an install script: check that it is there and runs.
+  return installed && aiSdkNodeVersion() === `v${pinned.node}`;
+}
+
+/**
+ * Installs the AI SDK folder's dependencies when they are missing (they are not the product's, so
+ * `npm install` at the root does not), from its lock. False, after saying why, when that fails (no
+ * registry): the other contenders run without it.
+ */
+function prepareAiSdk(): boolean {
+  if (aiSdkInstalled()) return true;
+  const args = ['ci', '--prefix', AI_SDK_DIR, '--no-audit', '--no-fund', '--loglevel=error'];
+  console.log(
+    `AI SDK contender: its dependencies (ai, a Node 22 binary) are missing; running npm ${args.join(' ')}`,
+  );
+  const install = spawnSync('npm', args, { cwd: REPO_ROOT, stdio: 'inherit', timeout: 10 * 60_000 });
+  if (install.status === 0 && aiSdkInstalled()) return true;
+  const why = install.error?.message ?? `exit ${install.status ?? install.signal}`;
+  console.log(`AI SDK contender: SKIPPED, the install failed (${why}); no npm registry? The others run.`);
+  return false;
+}
 
 // ---------------------------------------------------------------------------------------------------
 // Child processes
@@ -140,6 +221,7 @@ class ServerChild {
   constructor(
     readonly name: string,
     command: { file: string; args: string[] },
+    readonly streams: StreamKind,
   ) {
     this.#child = spawnPinned(SERVER_CORE, command.file, command.args, 'pipe');
     const failAll = (error: Error) => {
@@ -205,7 +287,7 @@ class LoadClient {
   );
   #nextId = 1;
 
-  run(requests: ClientRequest[]): Promise<BatchResult> {
+  run(requests: ClientRequest[], format?: StreamFormat): Promise<BatchResult> {
     const id = this.#nextId++;
     let onMessage: ((message: BatchResult) => void) | undefined;
     return withTimeout(
@@ -214,7 +296,12 @@ class LoadClient {
           if (message.type === 'result' && message.id === id) resolve(message);
         };
         this.#child.on('message', onMessage);
-        this.#child.send({ type: 'batch', id, requests } satisfies BatchMessage);
+        this.#child.send({
+          type: 'batch',
+          id,
+          requests,
+          ...(format ? { format } : {}),
+        } satisfies BatchMessage);
       }),
       BATCH_TIMEOUT_MS,
       `a batch of ${requests.length} streams`,
@@ -271,7 +358,51 @@ interface Expected {
   bytes: number;
   events: number;
   deltas: number;
+  /** UTF-8 bytes of the answer deltas' text: what any whole stream carries at least. */
+  deltaTextBytes: number;
 }
+
+/** How a contender's streams are read (`format`, for the client) and checked whole. */
+interface StreamKind {
+  format?: StreamFormat;
+  /** Events (SSE frames) in one whole stream, for events/s. */
+  events(expected: Expected): number;
+  /** Why a stream that came back with status 200 and no error is not whole; undefined when it is. */
+  problem(stream: StreamResult, expected: Expected): string | undefined;
+}
+
+/** runstream's SSE events: the workload's frames (and bytes) exactly, the last one `done`. */
+const RUN_EVENT_SSE: StreamKind = {
+  events: (expected) => expected.events,
+  problem: (stream, expected) =>
+    (stream.frames !== expected.frames && stream.frames !== expected.frames + 1) ||
+    !stream.sawDone ||
+    // Ids and timestamps may differ by a digit; the payload may not.
+    Math.abs(stream.bytes - expected.bytes) > expected.bytes * 0.01
+      ? `${stream.frames}/${expected.frames} frames, ${stream.bytes}/${expected.bytes} bytes, done ${stream.sawDone}`
+      : undefined,
+};
+
+/**
+ * The AI SDK's UI message stream of one text answer: `start`, `start-step`, `text-start`, one
+ * `text-delta` per answer delta, `text-end`, `finish-step`, `finish`, then `data: [DONE]`. The client
+ * counts the `text-delta` chunks (JSON-escaped text cannot contain `{"type":"`), so a cut stream fails.
+ */
+const UI_MESSAGE_STREAM_FRAMES_BESIDE_DELTAS = 7;
+const UI_MESSAGE_STREAM: StreamKind = {
+  format: { doneFrame: 'data: [DONE]', countText: '{"type":"text-delta"' },
+  events: (expected) => expected.deltas + UI_MESSAGE_STREAM_FRAMES_BESIDE_DELTAS,
+  problem: (stream, expected) => {
+    const frames = expected.deltas + UI_MESSAGE_STREAM_FRAMES_BESIDE_DELTAS;
+    return stream.counted !== expected.deltas ||
+      stream.frames !== frames ||
+      !stream.sawDone ||
+      stream.bytes < expected.deltaTextBytes
+      ? `${stream.counted}/${expected.deltas} text-delta chunks, ${stream.frames}/${frames} frames, ` +
+          `${stream.bytes} bytes (text alone: ${expected.deltaTextBytes}), [DONE] last ${stream.sawDone}`
+      : undefined;
+  },
+};
 
 interface Measurement {
   cpuMicrosPerDelta: number;
@@ -283,23 +414,20 @@ interface Measurement {
   rssAfterBytes: number;
 }
 
-function checkStreams(streams: readonly StreamResult[], n: number, expected: Expected, label: string): void {
+function checkStreams(
+  streams: readonly StreamResult[],
+  n: number,
+  expected: Expected,
+  kind: StreamKind,
+  label: string,
+): void {
   if (streams.length !== n) throw new Error(`${label}: ${streams.length} of ${n} streams came back`);
   for (const stream of streams) {
-    if (
-      stream.error !== undefined ||
-      stream.status !== 200 ||
-      (stream.frames !== expected.frames && stream.frames !== expected.frames + 1) ||
-      !stream.sawDone ||
-      // Ids and timestamps may differ by a digit; the payload may not.
-      Math.abs(stream.bytes - expected.bytes) > expected.bytes * 0.01
-    ) {
-      throw new Error(
-        `${label}: a stream was not read whole (status ${stream.status}, ${stream.frames}/${expected.frames} ` +
-          `frames, ${stream.bytes}/${expected.bytes} bytes, done ${stream.sawDone}` +
-          `${stream.error ? `, ${stream.error}` : ''})`,
-      );
-    }
+    const problem =
+      stream.error !== undefined || stream.status !== 200
+        ? `status ${stream.status}${stream.error ? `, ${stream.error}` : ''}`
+        : kind.problem(stream, expected);
+    if (problem !== undefined) throw new Error(`${label}: a stream was not read whole (${problem})`);
   }
 }
 
@@ -324,7 +452,7 @@ async function measure(
   const peak = new RssPeak(server.pid);
   let result: BatchResult;
   try {
-    result = await client.run(requests);
+    result = await client.run(requests, server.streams.format);
     // The runs' remaining work (persisting them) is part of the pipeline's cost: wait for it, then read.
     const runIds = result.streams.flatMap((stream) => (stream.runId ? [stream.runId] : []));
     await server.call({ method: 'settle', runIds });
@@ -333,11 +461,11 @@ async function measure(
   }
   const after = await server.call<ChildStats>({ method: 'stats' });
   const peakRss = Math.max(peak.stop(), after.rss);
-  checkStreams(result.streams, n, expected, `${server.name} × ${n}`);
+  checkStreams(result.streams, n, expected, server.streams, `${server.name} × ${n}`);
   const lastEnd = Math.max(...result.streams.map((stream) => stream.endMs));
   return {
     cpuMicrosPerDelta: (cpuOf(after) - cpuOf(before)) / (n * expected.deltas),
-    eventsPerSecond: (n * expected.events) / (lastEnd / 1000),
+    eventsPerSecond: (n * server.streams.events(expected)) / (lastEnd / 1000),
     firstEventMs: median(result.streams.map((stream) => stream.firstEventMs)),
     peakRssBytes: peakRss,
     rssGrowthBytes: Math.max(0, peakRss - before.rss),
@@ -405,6 +533,13 @@ function table(rows: readonly string[][]): string {
     .join('\n');
 }
 
+/** What the ratio columns divide by, and their headers' short names. */
+const RATIO_BASELINES = [
+  { name: PRE_ENCODED, short: '÷pre' },
+  { name: STRINGIFY, short: '÷str' },
+  { name: AI_SDK, short: '÷ai' },
+] as const;
+
 function printConcurrency(n: number, results: ReadonlyMap<string, Measurement[]>): void {
   const names = [...results.keys()];
   const reps = results.get(names[0] ?? '')?.length ?? 0;
@@ -423,16 +558,22 @@ function printConcurrency(n: number, results: ReadonlyMap<string, Measurement[]>
   }
   console.log(table(rows));
   const ratioFigures = FIGURES.filter((figure) => figure.ratio);
+  const baselines = RATIO_BASELINES.filter((baseline) => results.has(baseline.name));
   const ratioRows: string[][] = [
-    ['ratio of medians', ...ratioFigures.flatMap((f) => [`${f.title} ÷pre`, '÷str'])],
+    [
+      'ratio of medians',
+      ...ratioFigures.flatMap((f) =>
+        baselines.map((baseline, index) => (index === 0 ? `${f.title} ${baseline.short}` : baseline.short)),
+      ),
+    ],
   ];
   const medianOf = (name: string, figure: Figure) => median((results.get(name) ?? []).map(figure.of));
   for (const name of names) {
     ratioRows.push([
       name,
       ...ratioFigures.flatMap((figure) =>
-        [PRE_ENCODED, STRINGIFY].map(
-          (baseline) => `${(medianOf(name, figure) / medianOf(baseline, figure)).toFixed(2)}×`,
+        baselines.map(
+          (baseline) => `${(medianOf(name, figure) / medianOf(baseline.name, figure)).toFixed(2)}×`,
         ),
       ),
     ]);
@@ -457,9 +598,14 @@ async function main(): Promise<void> {
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
+    const aiSdk = prepareAiSdk();
     const cpu = cpus();
     console.log(
-      `machine: ${cpu[0]?.model ?? 'unknown CPU'} × ${cpu.length} · node ${process.version} (all contenders) · ` +
+      `machine: ${cpu[0]?.model ?? 'unknown CPU'} × ${cpu.length} · node ${process.version}` +
+        (aiSdk
+          ? ` (AI SDK: node ${aiSdkNodeVersion()} from the npm package in bench/compare/ai-sdk)`
+          : ' (all contenders)') +
+        ' · ' +
         (hasTaskset
           ? `taskset: servers on core ${SERVER_CORE}, client on core ${CLIENT_CORE}`
           : 'taskset: not used (missing or < 2 cores), the OS schedules servers and client'),
@@ -467,8 +613,14 @@ async function main(): Promise<void> {
     const runstreamTurns =
       1 + WARM_UP_BATCHES * WARM_UP_STREAMS + CONCURRENCY.reduce((sum, n) => sum + n * REPETITIONS[n], 0);
     client = new LoadClient();
-    for (const contender of CONTENDERS) {
-      servers.push(new ServerChild(contender.name, contender.command({ dataDir, turns: runstreamTurns })));
+    for (const contender of contenders(aiSdk)) {
+      servers.push(
+        new ServerChild(
+          contender.name,
+          contender.command({ dataDir, turns: runstreamTurns }),
+          contender.streams ?? RUN_EVENT_SSE,
+        ),
+      );
     }
     await Promise.all(servers.map((server) => server.url));
     const runstream = servers.find((server) => server.name === RUNSTREAM);
@@ -490,13 +642,15 @@ async function main(): Promise<void> {
         sum + Buffer.byteLength(encodeRunEventSse(event, index === 0 ? { retry: RETRY_MS } : {})),
       0,
     );
+    const deltaEvents = workload.events.filter((event) => event.type === 'block.delta');
     const expected: Expected = {
       frames: workload.events.length,
       bytes,
       events: workload.events.length,
-      deltas: workload.events.filter((event) => event.type === 'block.delta').length,
+      deltas: deltaEvents.length,
+      deltaTextBytes: deltaEvents.reduce((sum, event) => sum + Buffer.byteLength(event.text), 0),
     };
-    checkStreams(probe.streams, 1, expected, 'runstream probe');
+    checkStreams(probe.streams, 1, expected, RUN_EVENT_SSE, 'runstream probe');
     console.log(
       `workload: one run = ${expected.events.toLocaleString('en')} events (${expected.deltas.toLocaleString('en')} ` +
         `answer deltas of ${CHUNK_SIZE} CJK characters), ${(bytes / 1024).toFixed(0)} KB of SSE; scripted model, ` +
@@ -536,12 +690,28 @@ async function main(): Promise<void> {
         "including Node, the tsx loader and what each server loads, so the baselines' ~100 MB is mostly not " +
         'theirs); RSS growth: peak minus the RSS just before the batch (after a GC), 0 when the batch reused ' +
         "pages an earlier one freed; RSS after: the child's own process.memoryUsage().rss after the batch (its " +
-        "runs settled), so after > the previous batch's means memory kept across batches. Ratios: median ÷ median of the baseline (÷pre = raw pre-encoded, ÷str = raw " +
-        'stringify); for CPU, first event and RSS lower is better, for events/s higher is. The raw servers ' +
+        "runs settled), so after > the previous batch's means memory kept across batches. Ratios: median ÷ " +
+        'median of the baseline (÷pre = raw pre-encoded, ÷str = raw stringify, ÷ai = the AI SDK); for CPU, ' +
+        'first event and RSS lower is better, for events/s higher is. The raw servers ' +
         'write each response until the socket pushes back before turning to the next, so with N > 1 their ' +
         "first event waits behind other streams' bursts: their high first-event figure there is greedy " +
         'writing (good for throughput), not a slow server; runstream interleaves streams.',
     );
+    if (aiSdk) {
+      console.log(
+        `AI SDK: \`ai\` ${aiSdkPinned().ai} on node ${aiSdkNodeVersion()}: streamText on its MockLanguageModelV4 ` +
+          '(the answer deltas as text-delta parts, all ready at once), written by pipeUIMessageStreamToResponse. ' +
+          'Its streams were checked whole differently: one `text-delta` chunk per answer delta, ' +
+          `${UI_MESSAGE_STREAM_FRAMES_BESIDE_DELTAS} more frames around them, the last \`data: [DONE]\`, at ` +
+          'least the text’s bytes; its events/s counts those frames. It runs on Node 22, the others on this ' +
+          'Node, so its figures include that runtime’s differences too (RSS most). Its late first event is ' +
+          'how its pipeline meets a model whose parts are all ready: the web streams it is built on hand ' +
+          'chunks on in microtasks, and node:http corks the socket at the first write until the next tick, so ' +
+          'nothing leaves before write() reports a full buffer (64 KiB on Node 22, about half of this stream); ' +
+          'with a real model’s pacing the first chunk would leave at once. Its CPU per delta does not depend ' +
+          'on that.',
+      );
+    }
     console.log(
       'Noisy shared machine: compare the ratios, not the absolute figures, and only roughly. With 2 cores ' +
         'the client gets one core: where it is the limit, events/s hides server differences (CPU/delta does not).',
