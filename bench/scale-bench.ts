@@ -57,6 +57,15 @@ const MEMORY_DELAY_MS = 500;
 /** The paced pair (counts paced like a model's tokens, and resume latency): a part every 40 ms. */
 const PACED_DELAY_MS = 40;
 const FOLLOWER_COUNTS = [0, 200, 1000] as const;
+/**
+ * The processes of section 1 (the memory pair and the bare floor) run with V8's young generation held
+ * at one size. By default V8 grows it with the allocation rate, and a thousand sockets written every
+ * 500 ms allocate more than two hundred: from 200 to 1000 followers it grew 15 MB in the bare server
+ * and 28 MB committed in runstream's, up to a cap per process (16 MB semi-spaces on Node 20), which
+ * then reads as memory per connection. Capped at 1 MB semi-spaces (reached and touched whole in the warm-up),
+ * the slope is what a connection holds.
+ */
+const MEMORY_V8_FLAGS = '--max-semi-space-size=1';
 /** Opened and closed before the K = 0 baseline, so the first measured followers pay no warm-up. */
 const WARM_FOLLOWERS = 20;
 const FOLLOWER_SETTLE_MS = 1500;
@@ -83,6 +92,8 @@ interface Memory {
   heap: number;
   /** V8 heap committed (heapTotal) after the GC: pages V8 holds, used or not, part of the RSS. */
   committed: number;
+  /** The young generation's share of `committed` (held at one size here, see MEMORY_V8_FLAGS). */
+  young: number;
 }
 
 async function memoryOf(instance: Instance): Promise<Memory> {
@@ -93,7 +104,12 @@ async function memoryOf(instance: Instance): Promise<Memory> {
     samples.push(instance.rssBytes());
     await sleep(RSS_SAMPLE_GAP_MS);
   }
-  return { rss: median(samples), heap: afterGc.heapUsed + afterGc.external, committed: afterGc.heapTotal };
+  return {
+    rss: median(samples),
+    heap: afterGc.heapUsed + afterGc.external,
+    committed: afterGc.heapTotal,
+    young: afterGc.youngGeneration,
+  };
 }
 
 interface FollowerCost {
@@ -152,12 +168,13 @@ function marginal(cost: FollowerCost): Memory {
   const low = cost.points[1];
   const high = cost.points.at(-1);
   if (low === undefined || high === undefined)
-    return { rss: Number.NaN, heap: Number.NaN, committed: Number.NaN };
+    return { rss: Number.NaN, heap: Number.NaN, committed: Number.NaN, young: Number.NaN };
   const n = high.followers - low.followers;
   return {
     rss: (high.memory.rss - low.memory.rss) / n,
     heap: (high.memory.heap - low.memory.heap) / n,
     committed: (high.memory.committed - low.memory.committed) / n,
+    young: (high.memory.young - low.memory.young) / n,
   };
 }
 
@@ -165,7 +182,12 @@ function printFollowerCosts(floor: FollowerCost, costs: readonly FollowerCost[])
   const rows: string[][] = [];
   const floorMarginal = marginal(floor);
   for (const cost of [floor, ...costs]) {
-    const base = cost.points[0]?.memory ?? { rss: Number.NaN, heap: Number.NaN, committed: Number.NaN };
+    const base = cost.points[0]?.memory ?? {
+      rss: Number.NaN,
+      heap: Number.NaN,
+      committed: Number.NaN,
+      young: Number.NaN,
+    };
     for (const { followers, memory } of cost.points) {
       const per = (now: number, then: number) => (followers === 0 ? '' : kb((now - then) / followers));
       rows.push([
@@ -173,6 +195,7 @@ function printFollowerCosts(floor: FollowerCost, costs: readonly FollowerCost[])
         String(followers),
         mb(memory.rss),
         per(memory.rss, base.rss),
+        mb(memory.young),
         mb(memory.heap),
         per(memory.heap, base.heap),
         per(memory.committed, base.committed),
@@ -188,6 +211,7 @@ function printFollowerCosts(floor: FollowerCost, costs: readonly FollowerCost[])
       '',
       kb(slope.rss),
       '',
+      '',
       kb(slope.heap),
       kb(slope.committed),
       cost === floor ? '1.00×' : ratio(slope.rss / floorMarginal.rss),
@@ -199,6 +223,7 @@ function printFollowerCosts(floor: FollowerCost, costs: readonly FollowerCost[])
       'K',
       'RSS MB',
       'RSS Δ/follower KB',
+      'young gen MB',
       'heap+ext MB',
       'heap+ext Δ/follower KB',
       'V8 committed Δ/follower KB',
@@ -709,9 +734,9 @@ async function main(): Promise<number> {
       directory,
     };
     // The first alone (it migrates the database and creates the demo user), the others at once.
-    instances.push(await startInstance(setup, 'mem-a', MEMORY_DELAY_MS));
+    instances.push(await startInstance(setup, 'mem-a', MEMORY_DELAY_MS, MEMORY_V8_FLAGS));
     const others = await Promise.allSettled([
-      startInstance(setup, 'mem-b', MEMORY_DELAY_MS),
+      startInstance(setup, 'mem-b', MEMORY_DELAY_MS, MEMORY_V8_FLAGS),
       startInstance(setup, 'paced-a', PACED_DELAY_MS),
       startInstance(setup, 'paced-b', PACED_DELAY_MS),
       startInstance(setup, 'fast-a', 0),
@@ -747,7 +772,7 @@ async function main(): Promise<number> {
       `\n1. Memory per open follower of a live run (GET /v1/runs/{id}/events from this process; ` +
         `K = ${FOLLOWER_COUNTS.join(', ')})`,
     );
-    const raw = await startRawSseProcess(MEMORY_DELAY_MS);
+    const raw = await startRawSseProcess(MEMORY_DELAY_MS, MEMORY_V8_FLAGS);
     instances.push(raw);
     const floorCost = await followerCost('bare node:http', raw, { runId: 'none', end: async () => 'n/a' });
     await raw.stop();
@@ -767,7 +792,9 @@ async function main(): Promise<number> {
         'the heap pages V8 keeps committed after the GC (V8 committed: heapTotal, used or free). ' +
         'The floor: a bare node:http process (bench/scale/raw-sse-child.ts) holding the same number of SSE ' +
         'streams, writing one pre-encoded frame to each at the same pace: what Node itself costs per ' +
-        'connection, measured the same way in the same run.',
+        "connection, measured the same way in the same run. All three run with V8's young generation held " +
+        `at one size (${MEMORY_V8_FLAGS}): by default V8 grows it with the allocation rate, which rises with ` +
+        'the number of sockets written, so it would read as memory per connection (see MEMORY_V8_FLAGS).',
     );
 
     // 2. ---------------------------------------------------------------------------------------------

@@ -13,7 +13,8 @@ export const DEMO_TEXT = '退货政策是什么？';
 
 const MEMORY_PROBE = pathToFileURL(fileURLToPath(new URL('./child-memory.mjs', import.meta.url))).href;
 const RAW_SSE_CHILD = fileURLToPath(new URL('./raw-sse-child.ts', import.meta.url));
-const probeOptions = () => `${process.env.NODE_OPTIONS ?? ''} --import=${MEMORY_PROBE}`.trim();
+const probeOptions = (v8Flags = '') =>
+  `${process.env.NODE_OPTIONS ?? ''} ${v8Flags} --import=${MEMORY_PROBE}`.replace(/\s+/g, ' ').trim();
 /** Clock ticks per second in /proc/<pid>/stat (USER_HZ, 100 on Linux). */
 const CLOCK_TICKS = 100;
 
@@ -33,6 +34,8 @@ export interface ChildMemory {
   heapUsed: number;
   external: number;
   arrayBuffers: number;
+  /** V8's young generation (new space), committed: sized by the allocation rate, up to a cap. */
+  youngGeneration: number;
 }
 
 /** How one read of a run's stream went. */
@@ -157,8 +160,16 @@ export class Instance {
   }
 }
 
-/** Starts one instance of the shared setup, `RUNSTREAM_DEMO_DELAY_MS=delayMs`. */
-export async function startInstance(setup: SharedSetup, name: string, delayMs: number): Promise<Instance> {
+/**
+ * Starts one instance of the shared setup, `RUNSTREAM_DEMO_DELAY_MS=delayMs`, with V8 flags if given
+ * (in NODE_OPTIONS).
+ */
+export async function startInstance(
+  setup: SharedSetup,
+  name: string,
+  delayMs: number,
+  v8Flags = '',
+): Promise<Instance> {
   const server = await startServerProcess({
     RUNSTREAM_DATABASE_URL: setup.databaseUrl,
     RUNSTREAM_REDIS_URL: setup.redisUrl,
@@ -174,7 +185,7 @@ export async function startInstance(setup: SharedSetup, name: string, delayMs: n
     RUNSTREAM_EMBEDDER: '',
     RUNSTREAM_EMBEDDING_MODEL: '',
     RUNSTREAM_DENY_TOOLS: '',
-    NODE_OPTIONS: probeOptions(),
+    NODE_OPTIONS: probeOptions(v8Flags),
   });
   return new Instance(name, delayMs, server);
 }
@@ -317,9 +328,13 @@ export function machineBusySeconds(): number {
  * floor the memory section compares the instances with. Wrapped as an `Instance` (only its
  * follow, memory and stop are used).
  */
-export async function startRawSseProcess(intervalMs: number, timeoutMs = 30_000): Promise<Instance> {
+export async function startRawSseProcess(
+  intervalMs: number,
+  v8Flags = '',
+  timeoutMs = 30_000,
+): Promise<Instance> {
   const child = spawn(process.execPath, ['--import', 'tsx', RAW_SSE_CHILD], {
-    env: { ...process.env, NODE_OPTIONS: probeOptions(), RAW_SSE_INTERVAL_MS: String(intervalMs) },
+    env: { ...process.env, NODE_OPTIONS: probeOptions(v8Flags), RAW_SSE_INTERVAL_MS: String(intervalMs) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
