@@ -58,11 +58,11 @@ export function reduce(state: MessageState, event: RunEvent): MessageState {
 
 /**
  * `reduce` for a state nobody else holds, such as a server's run log, which reduces every event of a
- * run as it is appended: a delta for an open block then updates the state in place (the block list
- * and `lastSeq`; the block itself is replaced, never changed) instead of copying the state and its
- * block list once per delta. Every other event goes through `reduce`. The result is always equal to
- * `reduce(state, event)` (a property test holds them together); the owner must hand out copies of
- * the block list (`toMessage(state)` shares it) before later deltas change it.
+ * run as it is appended: a delta for an open block then updates the state in place (the block's text
+ * and `lastSeq`) instead of copying the state, its block list and the block once per delta. Every
+ * other event goes through `reduce`. The result is always equal to `reduce(state, event)` (a property
+ * test holds them together). The owner must hand out copies of its open blocks (and of the block
+ * list), since later deltas change them; closed blocks never change.
  */
 export function reduceOwned(state: MessageState, event: RunEvent): MessageState {
   if (
@@ -79,11 +79,16 @@ export function reduceOwned(state: MessageState, event: RunEvent): MessageState 
   while (index >= 0 && (blocks[index] as Block).blockId !== event.blockId) index -= 1;
   const block = blocks[index];
   if (block === undefined || block.endedAt !== null) return reduce(state, event);
-  if (isTextBlock(block)) blocks[index] = { ...block, text: block.text + event.text };
-  else if (block.kind === 'tool') blocks[index] = { ...block, argsText: block.argsText + event.text };
+  if (isTextBlock(block)) block.text += event.text;
+  else if (block.kind === 'tool') block.argsText += event.text;
   else return reduce(state, event);
   state.lastSeq = event.seq;
   return state;
+}
+
+/** A copy of a block list that later `reduceOwned` deltas leave as it is: open blocks copied. */
+export function copyOwnedBlocks(blocks: readonly Block[]): Block[] {
+  return blocks.map((block) => (block.endedAt === null ? { ...block } : block));
 }
 
 function isFinished(state: MessageState): boolean {

@@ -1,4 +1,5 @@
 import {
+  copyOwnedBlocks,
   createMessageState,
   fromMessage,
   type LoggedRunEvent,
@@ -87,16 +88,16 @@ export class RunLog {
     this.#now = options.now ?? Date.now;
     this.#onBoundary = options.onBoundary;
     this.#onAppend = options.onAppend;
-    // The state is reduced in place (`reduceOwned`): it must share no block list with the caller.
+    // The state is reduced in place (`reduceOwned`): it must share no open block with the caller.
     this.#state = options.initial
-      ? { ...fromMessage(options.initial), blocks: options.initial.blocks.slice() }
+      ? { ...fromMessage(options.initial), blocks: copyOwnedBlocks(options.initial.blocks) }
       : createMessageState();
     this.#firstSeq = this.#state.lastSeq + 1;
   }
 
   /** The message as of the newest event: a copy, which later events leave as it is. */
   get state(): MessageState {
-    return { ...this.#state, blocks: this.#state.blocks.slice() };
+    return { ...this.#state, blocks: copyOwnedBlocks(this.#state.blocks) };
   }
 
   /** The persisted form of `state`, equally a copy. */
@@ -121,13 +122,16 @@ export class RunLog {
     );
   }
 
+  /**
+   * Stamp and take in a new event. The draft becomes the event (it is given its `runId`, `seq` and
+   * `at`, not copied: a copy per event is a polymorphic spread, several times the cost of the rest),
+   * so pass a fresh object and do not change it afterwards.
+   */
   append(draft: RunEventDraft): LoggedRunEvent {
-    const event = {
-      ...draft,
-      runId: this.runId,
-      seq: this.#state.lastSeq + 1,
-      at: this.#now(),
-    } as LoggedRunEvent;
+    const event = draft as LoggedRunEvent;
+    event.runId = this.runId;
+    event.seq = this.#state.lastSeq + 1;
+    event.at = this.#now();
     this.#take(event);
     if (BOUNDARIES.has(event.type) && this.#onBoundary !== undefined) this.#onBoundary(this.message(), event);
     this.#onAppend?.(event);
