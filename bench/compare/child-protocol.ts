@@ -5,7 +5,7 @@
  * 1. starts an HTTP server on an ephemeral port of 127.0.0.1 and prints its base URL as the FIRST line
  *    of stdout (anything it prints later is forwarded with a prefix);
  * 2. answers the parent's requests over the Node IPC channel (`process.send`), one `ChildCall` at a time,
- *    each with a `ChildReply` of the same `id`: `workload`, `prepare`, `settle`, `gc` and `stats`;
+ *    each with a `ChildReply` of the same `id`: `workload`, `prepare`, `settle` and `stats`;
  * 3. exits when the IPC channel closes (the parent ended, normally or not).
  *
  * `runChild` below implements 2 and 3 for a child that imports it (any Node that runs TypeScript
@@ -38,8 +38,6 @@ export type ChildCall =
   | { id: number; method: 'prepare'; n: number }
   /** Resolve once the work of these runs (ids from `x-runstream-run-id`) is finished, e.g. persisted. */
   | { id: number; method: 'settle'; runIds: string[] }
-  /** Collect garbage (the child runs with `--expose-gc`) so a batch does not pay for the previous one's. */
-  | { id: number; method: 'gc' }
   | { id: number; method: 'stats' }
   /** runstream only: the events of a run it served, ending with `done`, to make the workload. */
   | { id: number; method: 'events'; runId: string };
@@ -59,13 +57,6 @@ export async function readWorkload(file: string): Promise<Workload> {
   return JSON.parse(await readFile(file, 'utf8')) as Workload;
 }
 
-async function collectGarbage(): Promise<void> {
-  for (let pass = 0; pass < 2; pass += 1) {
-    globalThis.gc?.();
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 async function answer(call: ChildCall, handlers: ChildHandlers): Promise<unknown> {
   switch (call.method) {
     case 'workload':
@@ -75,9 +66,6 @@ async function answer(call: ChildCall, handlers: ChildHandlers): Promise<unknown
       return handlers.prepare(call.n);
     case 'settle':
       await handlers.settle?.(call.runIds);
-      return null;
-    case 'gc':
-      await collectGarbage();
       return null;
     case 'stats': {
       const cpu = process.cpuUsage();

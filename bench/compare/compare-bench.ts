@@ -24,6 +24,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { encodeRunEventSse } from '../../src/protocol/index.ts';
 import { RETRY_MS } from '../../src/server/index.ts';
@@ -48,6 +49,8 @@ const WARM_UP_BATCHES = 2;
 const BATCH_TIMEOUT_MS = 60_000;
 const START_TIMEOUT_MS = 30_000;
 const RSS_SAMPLE_MS = 10;
+/** Idle time before each measured batch. */
+const BATCH_GAP_MS = 100;
 const SERVER_CORE = '0';
 const CLIENT_CORE = '1';
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -80,7 +83,6 @@ function nodeChild(
     command: (context) => ({
       file: options.execPath ?? process.execPath,
       args: [
-        '--expose-gc',
         '--import',
         'tsx',
         fileURLToPath(new URL(script, import.meta.url)),
@@ -409,7 +411,7 @@ interface Measurement {
   eventsPerSecond: number;
   firstEventMs: number;
   peakRssBytes: number;
-  /** Peak minus the RSS just before the batch (after a GC): what the batch itself took. */
+  /** Peak minus the RSS just before the batch: what the batch itself took beyond what was there. */
   rssGrowthBytes: number;
   rssAfterBytes: number;
 }
@@ -447,7 +449,12 @@ async function measure(
   expected: Expected,
 ): Promise<Measurement> {
   const requests = await server.call<ClientRequest[]>({ method: 'prepare', n });
-  await server.call({ method: 'gc' });
+  // No forced GC before a batch: a full collection costs the next batch more than the garbage it
+  // removes (the raw pre-encoded server spent 7–13 µs per delta at one stream after one, 1.1 µs
+  // without), and a streaming server never runs one. Each batch pays the collections its own and
+  // its predecessors' allocation brings, as it would streaming without pause. A short idle moment
+  // lets the previous batch's last writes and timers end first.
+  await sleep(BATCH_GAP_MS);
   const before = await server.call<ChildStats>({ method: 'stats' });
   const peak = new RssPeak(server.pid);
   let result: BatchResult;
@@ -688,7 +695,7 @@ async function main(): Promise<void> {
         'over the N streams of the time from starting all requests to the first complete frame. peak RSS: ' +
         `the server process’s VmRSS sampled from /proc every ${RSS_SAMPLE_MS} ms during the batch (absolute, ` +
         "including Node, the tsx loader and what each server loads, so the baselines' ~100 MB is mostly not " +
-        'theirs); RSS growth: peak minus the RSS just before the batch (after a GC), 0 when the batch reused ' +
+        'theirs); RSS growth: peak minus the RSS just before the batch, 0 when the batch reused ' +
         "pages an earlier one freed; RSS after: the child's own process.memoryUsage().rss after the batch (its " +
         "runs settled), so after > the previous batch's means memory kept across batches. Ratios: median ÷ " +
         'median of the baseline (÷pre = raw pre-encoded, ÷str = raw stringify, ÷ai = the AI SDK); for CPU, ' +
