@@ -530,3 +530,29 @@ describe('the direct SSE encoding of run events', () => {
     );
   });
 });
+
+describe('the field-by-field JSON of a delta', () => {
+  it('is JSON.stringify exactly, for any text, ids and numbers, in log order or not', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: 'binary' }),
+        fc.string({ unit: 'grapheme' }),
+        fc.string(),
+        fc.oneof(fc.nat(), fc.double()),
+        fc.oneof(fc.nat(), fc.double()),
+        fc.boolean(),
+        (text, blockId, runId, seq, at, logOrder) => {
+          const event = (
+            logOrder
+              ? { type: 'block.delta', blockId, text, runId, seq, at }
+              : { type: 'block.delta', runId, seq, at, blockId, text }
+          ) as RunEvent;
+          const json = JSON.stringify(event);
+          expect(encodeRunEventNdjson(event)).toBe(`${json}\n`);
+          expect(encodeRunEventSse(event)).toBe(encodeSseFrame(toSseFrame(event)));
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+});

@@ -29,14 +29,39 @@ export function toSseFrame(event: RunEvent, options: { retry?: number } = {}): S
  */
 export function encodeRunEventSse(event: RunEvent, options: { retry?: number } = {}): string {
   if (options.retry !== undefined) return encodeSseFrame(toSseFrame(event, options));
-  const data = JSON.stringify(event);
+  const data = runEventJson(event);
   return event.type === 'done'
     ? `event: done\ndata: ${data}\n\n`
     : `id: ${event.seq}\nevent: ${event.type}\ndata: ${data}\n\n`;
 }
 
 export function encodeRunEventNdjson(event: RunEvent): string {
-  return `${JSON.stringify(event)}\n`;
+  return `${runEventJson(event)}\n`;
+}
+
+/** The fields of a delta in the order a run log makes them: the draft's, then `runId`, `seq`, `at`. */
+const DELTA_KEYS = ['type', 'blockId', 'text', 'runId', 'seq', 'at'] as const;
+
+/**
+ * `JSON.stringify(event)`, the same text. Deltas are most of a run and all have one shape, so a delta
+ * whose own keys are exactly those, in that order, is written field by field: half the time of the
+ * general serializer, which must discover the shape of every object it is given.
+ */
+function runEventJson(event: RunEvent): string {
+  if (event.type === 'block.delta') {
+    const keys = Object.keys(event);
+    if (
+      keys.length === DELTA_KEYS.length &&
+      keys.every((key, index) => key === DELTA_KEYS[index]) &&
+      typeof event.blockId === 'string' &&
+      typeof event.text === 'string' &&
+      typeof event.runId === 'string' &&
+      Number.isFinite(event.seq) &&
+      Number.isFinite(event.at)
+    )
+      return `{"type":"block.delta","blockId":${JSON.stringify(event.blockId)},"text":${JSON.stringify(event.text)},"runId":${JSON.stringify(event.runId)},"seq":${JSON.stringify(event.seq)},"at":${JSON.stringify(event.at)}}`;
+  }
+  return JSON.stringify(event);
 }
 
 const KNOWN_TYPES: ReadonlySet<string> = new Set(RUN_EVENT_TYPES);
