@@ -34,6 +34,8 @@ export interface OwnedRunLogsOptions {
 export class OwnedRunLogs {
   readonly #options: OwnedRunLogsOptions;
   readonly #mirrors = new Map<string, LogMirror>();
+  /** Per run, the lastSeq of the newest message a boundary write stored. */
+  readonly #persisted = new Map<string, number>();
 
   constructor(options: OwnedRunLogsOptions) {
     this.#options = options;
@@ -58,16 +60,28 @@ export class OwnedRunLogs {
     this.#mirrors.delete(runId);
     const mirror = this.#options.mirror ? this.#newMirror(runId) : undefined;
     if (mirror !== undefined) this.#mirrors.set(runId, mirror);
+    this.#persisted.delete(runId);
+    /** The newest message not yet written; a queued write takes whichever is newest when it runs. */
+    let unwritten: Message | undefined;
     log.own({
       ...(mirror !== undefined ? { onAppend: (event) => mirror.push(event) } : {}),
       onBoundary: (message) => {
+        const queued = unwritten !== undefined;
+        unwritten = message;
+        // Boundaries often come in bursts (a block ends, the run finishes): one write for them all,
+        // since each message is the whole state as of its event.
+        if (queued) return;
         // Queued per run so writes land in event order, never concurrently. One failed write must not
-        // poison the next ones; the end of the stretch writes the final message again, so a transient
-        // failure (SQLITE_BUSY) loses nothing.
+        // poison the next ones; the end of the stretch writes the final message again unless this
+        // wrote it, so a transient failure (SQLITE_BUSY) loses nothing.
         void writes
           .run(runId, async () => {
-            await store.saveAssistantMessage(conversationId, messageId, runId, message);
-            await store.updateRun(runId, { lastSeq: message.lastSeq });
+            const newest = unwritten;
+            unwritten = undefined;
+            if (newest === undefined) return;
+            await store.saveAssistantMessage(conversationId, messageId, runId, newest);
+            await store.updateRun(runId, { lastSeq: newest.lastSeq });
+            this.#persisted.set(runId, newest.lastSeq);
           })
           .catch((error: unknown) => onPersistenceError?.(runId, error));
       },
@@ -88,6 +102,11 @@ export class OwnedRunLogs {
     });
   }
 
+  /** The lastSeq of the newest message this instance's boundary writes stored for the run (0: none). */
+  persistedThrough(runId: string): number {
+    return this.#persisted.get(runId) ?? 0;
+  }
+
   /** Stop copying the run into the shared log (another instance drives it now). */
   stopMirror(runId: string): void {
     this.#mirrors.get(runId)?.stop();
@@ -99,6 +118,7 @@ export class OwnedRunLogs {
    */
   async releaseEnd(log: RunLog): Promise<void> {
     const { runId } = log;
+    this.#persisted.delete(runId);
     const mirror = this.#mirrors.get(runId);
     if (mirror !== undefined) {
       mirror.release();

@@ -520,8 +520,14 @@ export class RunManager {
         // the writes are idempotent, so they are retried a few times before the run is given up.
         for (let attempt = 1; ; attempt += 1) {
           try {
-            await saveStretchEnd(store, log, context.conversationId, outcome, runOptions, (patch) =>
-              this.#finishWrite(runId, patch),
+            await saveStretchEnd(
+              store,
+              log,
+              context.conversationId,
+              outcome,
+              runOptions,
+              (patch) => this.#finishWrite(runId, patch),
+              this.#logs.persistedThrough(runId),
             );
             break;
           } catch (error) {

@@ -5,10 +5,10 @@ import type { RunLog } from './run-log.ts';
 import type { RunCheckpoint, StoredRunOptions } from './run-options.ts';
 
 /**
- * Write how a stretch of a run ended: the final message once more (it repairs any boundary write
- * that failed on the way), then for a pause the checkpoint and the calls it waits on, or for an
- * ending the final status. `finishRun` writes the run's status (only while the writer holds the
- * lease, in shared mode).
+ * Write how a stretch of a run ended: the final message once more unless the boundary writes already
+ * stored it (`persistedThrough` is its lastSeq; this repairs any boundary write that failed on the
+ * way), then for a pause the checkpoint and the calls it waits on, or for an ending the final status.
+ * `finishRun` writes the run's status (only while the writer holds the lease, in shared mode).
  */
 export async function saveStretchEnd(
   store: RunStore,
@@ -17,9 +17,11 @@ export async function saveStretchEnd(
   outcome: RunOutcome,
   runOptions: StoredRunOptions,
   finishRun: (patch: RunPatch) => Promise<void>,
+  persistedThrough = 0,
 ): Promise<void> {
   const { runId } = log;
-  await store.saveAssistantMessage(conversationId, log.state.messageId ?? '', runId, toMessage(log.state));
+  if (persistedThrough < log.lastSeq)
+    await store.saveAssistantMessage(conversationId, log.state.messageId ?? '', runId, toMessage(log.state));
   if (outcome.status === 'paused') {
     const checkpoint: RunCheckpoint = { ...outcome.checkpoint, options: runOptions };
     await store.saveCheckpoint(runId, checkpoint);
