@@ -3,7 +3,7 @@ import {
   createMessageState,
   type LoggedRunEvent,
   type MessageState,
-  reduce,
+  reduceOwned,
 } from '../../protocol/index.ts';
 import {
   blockToItem,
@@ -32,6 +32,8 @@ export class ResponsesEventMapper {
   #usage: ResponseUsage | null = null;
   #created = false;
   readonly #outputIndex = new Map<string, number>();
+  /** Each block's item id, made once (a delta asks for it every time). */
+  readonly #itemIds = new Map<string, string>();
   /** Host calls whose `function_call_arguments.done` and `output_item.done` were sent. */
   readonly #callsDone = new Set<string>();
   /** A host call whose arguments arrived, finished with the next event that is not about it. */
@@ -58,10 +60,17 @@ export class ResponsesEventMapper {
   }
 
   push(event: LoggedRunEvent): ResponsesStreamEvent[] {
+    // Deltas are most of a run: mapped without the closure and the switch below (a held host call
+    // is only finished by an event about another block).
+    if (event.type === 'block.delta' && (this.#held === undefined || this.#held === event.blockId)) {
+      this.#state = reduceOwned(this.#state, event);
+      const mapped = this.#delta(event);
+      return mapped === undefined ? [] : [mapped];
+    }
     const previous = this.#state;
     const out: ResponsesStreamEvent[] = [];
     const emit = (type: string, fields: Record<string, unknown> = {}) => {
-      out.push({ type, sequence_number: this.#sequence, ...fields });
+      out.push(Object.assign({ type, sequence_number: this.#sequence }, fields));
       this.#sequence += 1;
     };
     // A host call held back by its arguments is finished by any event that is not about it.
@@ -71,7 +80,8 @@ export class ResponsesEventMapper {
       const block = previous.blocks.find((candidate) => candidate.blockId === held);
       if (block?.kind === 'tool' && !this.#callsDone.has(held)) this.#finishCall(block, emit);
     }
-    this.#state = reduce(previous, event);
+    // The mapper's state is its own: deltas extend it in place (`reduceOwned`), nothing else holds it.
+    this.#state = reduceOwned(previous, event);
     switch (event.type) {
       case 'run.started':
         this.#emitCreated(emit);
@@ -122,25 +132,8 @@ export class ResponsesEventMapper {
         break;
       }
       case 'block.delta': {
-        const block = this.#block(event.blockId);
-        if (block === undefined) break;
-        const common = { item_id: this.#itemId(block), output_index: this.#indexOf(block.blockId) };
-        if (block.kind === 'answer')
-          emit('response.output_text.delta', {
-            ...common,
-            content_index: 0,
-            delta: event.text,
-            logprobs: [],
-          });
-        else if (block.kind === 'reasoning')
-          emit('response.reasoning_text.delta', { ...common, content_index: 0, delta: event.text });
-        else if (block.kind === 'tool')
-          emit(
-            this.#hostToolNames.has(block.name)
-              ? 'response.function_call_arguments.delta'
-              : 'runstream.tool_call.arguments.delta',
-            { ...common, delta: event.text },
-          );
+        const mapped = this.#delta(event);
+        if (mapped !== undefined) out.push(mapped);
         break;
       }
       case 'block.updated': {
@@ -236,6 +229,48 @@ export class ResponsesEventMapper {
     return out;
   }
 
+  /** The Responses event of a delta the state has taken in, if its block has one. */
+  #delta(event: Extract<LoggedRunEvent, { type: 'block.delta' }>): ResponsesStreamEvent | undefined {
+    const block = this.#block(event.blockId);
+    if (block === undefined) return undefined;
+    const item_id = this.#itemId(block);
+    const output_index = this.#indexOf(block.blockId);
+    const sequence_number = this.#sequence;
+    let mapped: ResponsesStreamEvent;
+    if (block.kind === 'answer')
+      mapped = {
+        type: 'response.output_text.delta',
+        sequence_number,
+        item_id,
+        output_index,
+        content_index: 0,
+        delta: event.text,
+        logprobs: [],
+      };
+    else if (block.kind === 'reasoning')
+      mapped = {
+        type: 'response.reasoning_text.delta',
+        sequence_number,
+        item_id,
+        output_index,
+        content_index: 0,
+        delta: event.text,
+      };
+    else if (block.kind === 'tool')
+      mapped = {
+        type: this.#hostToolNames.has(block.name)
+          ? 'response.function_call_arguments.delta'
+          : 'runstream.tool_call.arguments.delta',
+        sequence_number,
+        item_id,
+        output_index,
+        delta: event.text,
+      };
+    else return undefined;
+    this.#sequence += 1;
+    return mapped;
+  }
+
   #emitCreated(emit: (type: string, fields?: Record<string, unknown>) => void): void {
     if (this.#created) return;
     this.#created = true;
@@ -281,7 +316,11 @@ export class ResponsesEventMapper {
   }
 
   #block(blockId: string): Block | undefined {
-    return this.#state.blocks.find((block) => block.blockId === blockId);
+    // Nearly always the newest block.
+    const blocks = this.#state.blocks;
+    for (let index = blocks.length - 1; index >= 0; index -= 1)
+      if ((blocks[index] as Block).blockId === blockId) return blocks[index];
+    return undefined;
   }
 
   #item(block: Block) {
@@ -289,7 +328,12 @@ export class ResponsesEventMapper {
   }
 
   #itemId(block: Block): string {
-    return itemIdOf(block, block.kind === 'tool' && this.#hostToolNames.has(block.name));
+    let id = this.#itemIds.get(block.blockId);
+    if (id === undefined) {
+      id = itemIdOf(block, block.kind === 'tool' && this.#hostToolNames.has(block.name));
+      this.#itemIds.set(block.blockId, id);
+    }
+    return id;
   }
 
   #indexOf(blockId: string): number {

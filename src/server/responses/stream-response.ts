@@ -17,8 +17,43 @@ export type ResponseStreamStart = { afterSequence: number } | { afterNativeSeq: 
 
 /** One Responses event as written on the wire: an SSE frame with `id:` and `event:`, or an NDJSON line. */
 export function encodeResponsesEvent(event: ResponsesStreamEvent, ndjson: boolean): string {
-  const json = JSON.stringify(event);
+  const json = responsesEventJson(event);
   return ndjson ? `${json}\n` : `id: ${event.sequence_number}\nevent: ${event.type}\ndata: ${json}\n\n`;
+}
+
+/** The keys of a text delta as the mapper builds it, in order. */
+const TEXT_DELTA_KEYS = [
+  'type',
+  'sequence_number',
+  'item_id',
+  'output_index',
+  'content_index',
+  'delta',
+  'logprobs',
+];
+
+/**
+ * `JSON.stringify(event)`, the same text; an answer's text delta (most of a response) with exactly the
+ * mapper's keys is written field by field, as the native protocol's deltas are.
+ */
+function responsesEventJson(event: ResponsesStreamEvent): string {
+  if (event.type === 'response.output_text.delta') {
+    const keys = Object.keys(event);
+    const { item_id, output_index, content_index, delta, logprobs } = event;
+    if (
+      keys.length === TEXT_DELTA_KEYS.length &&
+      keys.every((key, index) => key === TEXT_DELTA_KEYS[index]) &&
+      Number.isSafeInteger(event.sequence_number) &&
+      typeof item_id === 'string' &&
+      Number.isSafeInteger(output_index) &&
+      content_index === 0 &&
+      typeof delta === 'string' &&
+      Array.isArray(logprobs) &&
+      logprobs.length === 0
+    )
+      return `{"type":"response.output_text.delta","sequence_number":${event.sequence_number},"item_id":${JSON.stringify(item_id)},"output_index":${output_index},"content_index":0,"delta":${JSON.stringify(delta)},"logprobs":[]}`;
+  }
+  return JSON.stringify(event);
 }
 
 /**
