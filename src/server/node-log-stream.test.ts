@@ -104,4 +104,25 @@ describe('run streams written straight to Node', () => {
     expect(all.map((event) => event.seq)).toEqual(all.map((_, index) => index + 1));
     expect(all.filter((event) => event.type === 'block.delta')).toHaveLength(DELTAS);
   }, 60_000);
+
+  it('never slows a fast reader for a slow one: the fast one reads the whole run while the other stalls', async () => {
+    const { url, token, conversationId } = await start();
+    const started = await fetch(`${url}/v1/conversations/${conversationId}/messages`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ text: '写一段很长的话' }),
+    });
+    const runId = started.headers.get('x-runstream-run-id') ?? '';
+    // The starting stream is the slow reader: it takes the headers and then reads nothing.
+    const stalled = started.body?.getReader();
+    const fast = await fetch(`${url}/v1/runs/${runId}/events`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    const events = await decode(fast.body as ReadableStream<Uint8Array>);
+    expect(events.at(-1)?.type).toBe('done');
+    const logged = events.filter((event): event is LoggedRunEvent => 'seq' in event);
+    expect(logged.map((event) => event.seq)).toEqual(logged.map((_, index) => index + 1));
+    expect(logged.filter((event) => event.type === 'block.delta')).toHaveLength(DELTAS);
+    await stalled?.cancel();
+  }, 60_000);
 });
