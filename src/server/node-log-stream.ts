@@ -100,6 +100,11 @@ export function writeLogToNode(
     heartbeats(options.heartbeatMs).add(beat);
   }
   pump();
+  // Node corks the socket at a response's first write until the tick ends; a run started by this
+  // request keeps working in microtasks until its first yield, which would hold the first event
+  // back that long. The headers, the head and what the log holds go out now.
+  const socket = outgoing.socket;
+  if (socket !== null && socket.writableCorked > 0) socket.uncork();
   return new Response(null, { headers: { [ALREADY_SENT]: 'true' } });
 }
 
