@@ -32,8 +32,10 @@ export async function streamModelTurn(
 ): Promise<ModelTurn> {
   const { log, model, signal } = options;
   let openText: { blockId: string; kind: 'reasoning' | 'answer' } | undefined;
-  let text = '';
-  let reasoning = '';
+  // Pieces joined once at the end: a string grown by `+=` per delta would keep a chain of a thousand
+  // cons cells alive for the whole turn, for the garbage collector to copy.
+  const text: string[] = [];
+  const reasoning: string[] = [];
   const toolBlocks = new Map<number, { blockId: string; id: string; name: string }>();
   const calls: ModelTurn['calls'] = [];
   const closeText = () => {
@@ -65,11 +67,11 @@ export async function streamModelTurn(
     }
     switch (part.type) {
       case 'reasoning-delta':
-        reasoning += part.text;
+        reasoning.push(part.text);
         writeText('reasoning', part.text);
         break;
       case 'text-delta':
-        text += part.text;
+        text.push(part.text);
         writeText('answer', part.text);
         break;
       case 'tool-call-start': {
@@ -108,5 +110,5 @@ export async function streamModelTurn(
     }
   }
   closeText();
-  return { text, reasoning, calls };
+  return { text: text.join(''), reasoning: reasoning.join(''), calls };
 }
