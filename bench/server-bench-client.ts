@@ -19,7 +19,12 @@ export interface ClientRequest {
  */
 export interface StreamFormat {
   /** `sawDone` means the last frame is exactly this (without its blank line), e.g. `data: [DONE]`. */
-  doneFrame: string;
+  doneFrame?: string;
+  /**
+   * Instead of `doneFrame`, for a stream whose last frame is too long to hold (the Responses face's
+   * `response.completed` carries the whole answer): `sawDone` means this text came exactly once.
+   */
+  doneText?: string;
   /** Its occurrences in the body are counted into `StreamResult.counted`, e.g. `{"type":"text-delta"`. */
   countText: string;
 }
@@ -106,6 +111,7 @@ async function readStream(
     sawDone: false,
   };
   const counter = format ? new OccurrenceCounter(format.countText) : undefined;
+  const doneCounter = format?.doneText !== undefined ? new OccurrenceCounter(format.doneText) : undefined;
   try {
     const response = await fetch(request.url, {
       method: request.method,
@@ -125,6 +131,7 @@ async function readStream(
       if (done) break;
       result.bytes += value.byteLength;
       counter?.push(value);
+      doneCounter?.push(value);
       // A frame ends at "\n\n", which may straddle two reads. Native indexOf, not a byte loop.
       for (let at = value.indexOf(LF); at !== -1; at = value.indexOf(LF, at + 1)) {
         if ((at === 0 ? previous : value[at - 1]) !== LF) continue;
@@ -137,7 +144,12 @@ async function readStream(
     }
     result.endMs = performance.now() - batchStart;
     const lastFrame = tail.slice(0, -2).split('\n\n').at(-1) ?? '';
-    result.sawDone = format ? lastFrame === format.doneFrame : lastFrame.includes('event: done\n');
+    result.sawDone =
+      doneCounter !== undefined
+        ? doneCounter.count === 1
+        : format
+          ? lastFrame === format.doneFrame
+          : lastFrame.includes('event: done\n');
   } catch (error) {
     result.error = error instanceof Error ? error.message : String(error);
     result.endMs = performance.now() - batchStart;

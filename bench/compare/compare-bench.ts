@@ -16,6 +16,10 @@
  * package.json and lock pin it and `ai`; none of it is a dependency of the product. This script runs
  * `npm ci` there when they are missing, and skips that contender (saying so) when the install fails.
  *
+ * `runstream Responses` is the same server and run through the OpenAI-style face (`POST /v1/responses`,
+ * `stream: true`); its `÷rs` ratio is that face against the native one. After the batches, resumes
+ * with `Last-Event-ID` on a finished runstream run are timed to their first replayed event.
+ *
  * A contender is a child script speaking `child-protocol.ts`; add one to `contenders()`.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
@@ -95,6 +99,7 @@ function nodeChild(
 const PRE_ENCODED = 'raw pre-encoded';
 const STRINGIFY = 'raw stringify';
 const RUNSTREAM = 'runstream';
+const RUNSTREAM_RESPONSES = 'runstream Responses';
 const AI_SDK = 'AI SDK';
 
 /** The AI SDK contender's folder: its own package.json, lock, Node 22 binary and `ai`. */
@@ -112,6 +117,18 @@ function contenders(aiSdk: boolean): Contender[] {
           turns,
           deltas: DELTAS,
           chunkSize: CHUNK_SIZE,
+        } satisfies RunstreamChildConfig),
+      ],
+    }),
+    nodeChild(RUNSTREAM_RESPONSES, './runstream-server.ts', {
+      streams: RESPONSES_SSE,
+      args: ({ dataDir, turns }) => [
+        JSON.stringify({
+          dataDir: join(dataDir, 'responses'),
+          turns,
+          deltas: DELTAS,
+          chunkSize: CHUNK_SIZE,
+          face: 'responses',
         } satisfies RunstreamChildConfig),
       ],
     }),
@@ -406,6 +423,29 @@ const UI_MESSAGE_STREAM: StreamKind = {
   },
 };
 
+/**
+ * runstream's Responses face for the same run: `response.created`, `response.in_progress`,
+ * `response.output_item.added`, `response.content_part.added`, one `response.output_text.delta` per
+ * answer delta, then `.output_text.done`, `.content_part.done`, `.output_item.done` and
+ * `response.completed` (after the `retry:` frame). Its last frame carries the whole response, so the
+ * client counts the delta events and the completion instead of reading the last frame.
+ */
+const RESPONSES_FRAMES_BESIDE_DELTAS = 8;
+const RESPONSES_SSE: StreamKind = {
+  format: { countText: 'event: response.output_text.delta\n', doneText: 'event: response.completed\n' },
+  events: (expected) => expected.deltas + RESPONSES_FRAMES_BESIDE_DELTAS,
+  problem: (stream, expected) => {
+    const frames = expected.deltas + RESPONSES_FRAMES_BESIDE_DELTAS;
+    return stream.counted !== expected.deltas ||
+      (stream.frames !== frames && stream.frames !== frames + 1) ||
+      !stream.sawDone ||
+      stream.bytes < expected.deltaTextBytes
+      ? `${stream.counted}/${expected.deltas} output_text.delta events, ${stream.frames}/${frames} frames, ` +
+          `${stream.bytes} bytes (text alone: ${expected.deltaTextBytes}), response.completed once ${stream.sawDone}`
+      : undefined;
+  },
+};
+
 interface Measurement {
   cpuMicrosPerDelta: number;
   eventsPerSecond: number;
@@ -545,6 +585,8 @@ const RATIO_BASELINES = [
   { name: PRE_ENCODED, short: '÷pre' },
   { name: STRINGIFY, short: '÷str' },
   { name: AI_SDK, short: '÷ai' },
+  // The Responses face against the native one (issue 11: within 1.5×).
+  { name: RUNSTREAM, short: '÷rs' },
 ] as const;
 
 function printConcurrency(n: number, results: ReadonlyMap<string, Measurement[]>): void {
@@ -586,6 +628,40 @@ function printConcurrency(n: number, results: ReadonlyMap<string, Measurement[]>
     ]);
   }
   console.log(table(ratioRows));
+}
+
+/** Resume requests timed one after another, and the seq they resume after. */
+const RESUME_SAMPLES = 50;
+const RESUME_AFTER_SEQ = 1_000;
+
+/**
+ * Time to the first replayed event of a resume: `GET /v1/runs/{id}/events` with `Last-Event-ID`
+ * on a run that finished (its log still in the server's memory), from the request to the first frame
+ * (the `retry:` frame and the first replayed events leave in one write). Each replay is read whole.
+ */
+async function measureResume(
+  client: LoadClient,
+  target: { url: string; authorization: string; runId: string; expected: Expected },
+): Promise<{ p50: number; p90: number; min: number }> {
+  const samples: number[] = [];
+  const replayed = target.expected.events - RESUME_AFTER_SEQ;
+  for (let index = 0; index < RESUME_SAMPLES; index += 1) {
+    const result = await client.run([
+      {
+        url: `${target.url}/v1/runs/${target.runId}/events`,
+        method: 'GET',
+        headers: { authorization: target.authorization, 'last-event-id': String(RESUME_AFTER_SEQ) },
+      },
+    ]);
+    const stream = result.streams[0];
+    // The replayed events (the last is `done`), after the `retry:` frame.
+    if (stream === undefined || stream.status !== 200 || !stream.sawDone || stream.frames !== replayed + 1)
+      throw new Error(
+        `a resume was not read whole (status ${stream?.status}, ${stream?.frames}/${replayed + 1} frames)`,
+      );
+    samples.push(stream.firstEventMs);
+  }
+  return { p50: percentile(samples, 0.5), p90: percentile(samples, 0.9), min: Math.min(...samples) };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -634,7 +710,8 @@ async function main(): Promise<void> {
     if (!runstream) throw new Error('the runstream contender is missing');
 
     // The workload: one real runstream run, captured as events and given to every contender.
-    const probe = await client.run(await runstream.call<ClientRequest[]>({ method: 'prepare', n: 1 }));
+    const probeRequests = await runstream.call<ClientRequest[]>({ method: 'prepare', n: 1 });
+    const probe = await client.run(probeRequests);
     const probeRunId = probe.streams[0]?.runId;
     if (!probeRunId) throw new Error(`the first run did not start (status ${probe.streams[0]?.status})`);
     const workload: Workload = {
@@ -682,7 +759,19 @@ async function main(): Promise<void> {
       printConcurrency(n, results);
     }
     const seconds = (performance.now() - started) / 1000;
+    const resumed = await measureResume(client, {
+      url: await runstream.url,
+      authorization: probeRequests[0]?.headers.authorization ?? '',
+      runId: probeRunId,
+      expected,
+    });
 
+    console.log(
+      `\n── resume · runstream · ${RESUME_SAMPLES} requests one after another ──\n` +
+        `GET /v1/runs/{id}/events with Last-Event-ID ${RESUME_AFTER_SEQ} on a finished run: first replayed event ` +
+        `p50 ${resumed.p50.toFixed(2)} ms, p90 ${resumed.p90.toFixed(2)} ms (min ${resumed.min.toFixed(2)}); every ` +
+        'replay checked whole (the events after the id, then done)',
+    );
     console.log(
       `\n${seconds.toFixed(1)} s measured (after ${WARM_UP_BATCHES} warm-up batches of ${WARM_UP_STREAMS} per contender). ` +
         'Every stream of every batch was checked read whole: all frames, ending with `done`, the bytes of the run.',
@@ -703,6 +792,13 @@ async function main(): Promise<void> {
         'write each response until the socket pushes back before turning to the next, so with N > 1 their ' +
         "first event waits behind other streams' bursts: their high first-event figure there is greedy " +
         'writing (good for throughput), not a slow server; runstream interleaves streams.',
+    );
+    console.log(
+      'runstream Responses: the same server, model and run through POST /v1/responses with stream: true; ' +
+        'its frames are OpenAI-style events (64% more bytes for this run). Its streams were checked whole by ' +
+        `counting: one response.output_text.delta per answer delta, ${RESPONSES_FRAMES_BESIDE_DELTAS} more ` +
+        'frames around them, response.completed exactly once, at least the text’s bytes. ÷rs: against ' +
+        'runstream’s native stream.',
     );
     if (aiSdk) {
       console.log(

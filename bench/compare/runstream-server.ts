@@ -1,10 +1,13 @@
 /**
- * Contender `runstream`: the full pipeline. `createApp` on `@hono/node-server`, a `RunManager` driving
+ * Contenders `runstream` and `runstream Responses`: the full pipeline. `createApp` on `@hono/node-server`, a `RunManager` driving
  * a `ScriptedChatModel` at full speed (no delay), a `SqliteRunStore` on a file; every stream is a real
- * `POST /v1/conversations/{id}/messages` on a fresh conversation, run, streamed and persisted.
+ * `POST /v1/conversations/{id}/messages` on a fresh conversation (face `chat`), or a
+ * `POST /v1/responses` with `stream: true` (face `responses`, the OpenAI-style face), run, streamed
+ * and persisted.
  *
  * argv[2]: JSON `RunstreamChildConfig`.
  */
+import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { serve } from '@hono/node-server';
@@ -12,7 +15,7 @@ import { ScriptedChatModel, textTurn } from '../../src/models/index.ts';
 import type { RunEvent } from '../../src/protocol/index.ts';
 import { RunManager } from '../../src/runtime/index.ts';
 import { createApp } from '../../src/server/index.ts';
-import { openDatabase, SqliteRunStore } from '../../src/store/index.ts';
+import { openDatabase, SqliteResponseRecords, SqliteRunStore } from '../../src/store/index.ts';
 import type { ClientRequest } from '../server-bench-client.ts';
 import { runChild } from './child-protocol.ts';
 
@@ -24,6 +27,8 @@ export interface RunstreamChildConfig {
   deltas: number;
   /** Characters per `text-delta`. */
   chunkSize: number;
+  /** Which face the streams use. Default `chat`. */
+  face?: 'chat' | 'responses';
 }
 
 const config = JSON.parse(process.argv[2] ?? '') as RunstreamChildConfig;
@@ -36,6 +41,7 @@ const answerText = (() => {
 
 // One turn per run; the same part list for every turn (the model copies each part it streams).
 const turn = textTurn(answerText, { chunkSize: config.chunkSize });
+mkdirSync(config.dataDir, { recursive: true });
 const database = openDatabase(join(config.dataDir, 'runstream.db'));
 const store = new SqliteRunStore(database);
 const runs = new RunManager({
@@ -45,7 +51,12 @@ const runs = new RunManager({
   skills: [],
   systemPrompt: '你是客服。',
 });
-const server = serve({ fetch: createApp({ store, runs }).fetch, port: 0, hostname: '127.0.0.1' });
+const app = createApp({
+  store,
+  runs,
+  responses: { records: new SqliteResponseRecords(database), modelName: 'scripted' },
+});
+const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' });
 await new Promise((resolve) => server.once('listening', resolve));
 const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 const user = await store.createUser('bench');
@@ -54,6 +65,17 @@ const token = await store.issueToken(user.id);
 runChild(url, {
   async prepare(n) {
     const requests: ClientRequest[] = [];
+    if (config.face === 'responses') {
+      // A response makes its own conversation.
+      for (let index = 0; index < n; index += 1)
+        requests.push({
+          url: `${url}/v1/responses`,
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ input: '我的订单发货了吗？', stream: true }),
+        });
+      return requests;
+    }
     for (let index = 0; index < n; index += 1) {
       const conversation = await store.createConversation(user.id, '新对话');
       requests.push({

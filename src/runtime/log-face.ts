@@ -6,16 +6,20 @@ import type { LoggedRunEvent, RunSnapshotEvent } from '../protocol/index.ts';
  * order, when it is appended, so a face that folds the run (Responses numbers its own events) folds
  * it once per process, not once per reader. `null`: the event has nothing on this face.
  *
- * Frames are kept as strings, not bytes: a reader's writer joins the frames it has to write and
- * encodes them once per write (and readers at the same position share that), which costs less than a
- * buffer per event.
+ * A frame is text, or its UTF-8 bytes. Text costs least for a frame made and written at once (the
+ * writer joins what it has to write and encodes it once per write, shared by readers at the same
+ * position); bytes suit a frame kept for long, outside the JavaScript heap the garbage collector
+ * copies, at half the size of a string of Chinese text.
  *
  * A face that needs the run from its start (`fromStart`) is first given a `run.snapshot` when the log
  * no longer holds seq 1 (a resumed run, a very long one); the others only map the events the log
  * holds, since a reader that needs older ones gets a snapshot of its own.
  */
+/** One event's frame on a face: its text, or that text's UTF-8 bytes. */
+export type LogFrame = string | Uint8Array;
+
 export interface LogFaceMapper {
-  map(event: LoggedRunEvent | RunSnapshotEvent): string | null;
+  map(event: LoggedRunEvent | RunSnapshotEvent): LogFrame | null;
 }
 
 export interface LogFaceDefinition<Mapper extends LogFaceMapper> {
@@ -49,11 +53,11 @@ export interface LogFace<Mapper extends LogFaceMapper = LogFaceMapper> {
    * The frame of the event with this seq: `null` when it has none on this face, `undefined` when
    * the face no longer holds (or never held) the event.
    */
-  frameAt(seq: number): string | null | undefined;
+  frameAt(seq: number): LogFrame | null | undefined;
   /**
    * For a face that maps from the start: the frame of the snapshot it began with when the log no
    * longer held seq 1 (`null` otherwise), and the seq that snapshot stood at (0 without one).
    */
-  readonly preamble: string | null;
+  readonly preamble: LogFrame | null;
   readonly preambleSeq: number;
 }

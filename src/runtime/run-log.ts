@@ -10,7 +10,7 @@ import {
   reduceOwned,
   toMessage,
 } from '../protocol/index.ts';
-import type { LogFace, LogFaceDefinition, LogFaceMapper } from './log-face.ts';
+import type { LogFace, LogFaceDefinition, LogFaceMapper, LogFrame } from './log-face.ts';
 
 export interface RunLogOptions {
   /** Events kept for replay; older ones are answered with a snapshot. Default 10,000. */
@@ -43,11 +43,11 @@ export type Replay = { events: LoggedRunEvent[] } | { snapshot: RunSnapshotEvent
 
 /** A face's mapper and its frames, kept in slots parallel to the log's events. */
 interface FaceSlots<Mapper extends LogFaceMapper> extends LogFace<Mapper> {
-  frames: (string | null)[];
+  frames: (LogFrame | null)[];
   keepAll: boolean;
   /** The seq of the face's first frame (keepAll faces index their frames from it). */
   firstSeq: number;
-  preamble: string | null;
+  preamble: LogFrame | null;
   preambleSeq: number;
 }
 
@@ -206,7 +206,7 @@ export class RunLog {
     }
     const keepAll = definition.keepAll === true;
     // Ring-aligned slots, or (keepAll) one slot per seq from the face's first event on.
-    const frames: (string | null)[] = keepAll ? [] : new Array(this.#ring.length).fill(null);
+    const frames: (LogFrame | null)[] = keepAll ? [] : new Array(this.#ring.length).fill(null);
     const face: FaceSlots<Mapper> = {
       mapper,
       frames,

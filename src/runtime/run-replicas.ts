@@ -14,6 +14,12 @@ export interface RunReplicasOptions {
   keepMs?: number;
   /** At most this many copies are kept; the oldest go first. Default 1,000. */
   maxReplicas?: number;
+  /**
+   * Finished runs' copies hold at most this many events together; the oldest copies go first (a
+   * later reader gets the store's snapshot instead of the events). Default 200,000: copies of long
+   * runs kept for their keep time would otherwise grow without bound under load.
+   */
+  maxKeptEvents?: number;
   onError?: (runId: string, error: unknown) => void;
 }
 
@@ -192,7 +198,22 @@ export class RunReplicas {
       if (this.#replicas.size <= limit) break;
       this.#drop(runId);
     }
+    const budget = this.#options.maxKeptEvents ?? 200_000;
+    let kept = 0;
+    for (const { log } of this.#replicas.values()) if (log.finished) kept += heldEvents(log);
+    for (const [runId, { log }] of this.#replicas) {
+      if (kept <= budget) break;
+      if (!log.finished) continue;
+      kept -= heldEvents(log);
+      // Nothing more comes to a finished copy: its readers finish from it, later ones get a snapshot.
+      this.#drop(runId, false);
+    }
   }
+}
+
+/** The events a copy holds in its ring. */
+function heldEvents(log: RunLog): number {
+  return log.lastSeq - log.oldestSeq + 1;
 }
 
 function newReplica(log: RunLog): Replica {

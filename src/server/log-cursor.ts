@@ -1,7 +1,7 @@
 import type { LogFace, RunLog } from '../runtime/index.ts';
 import { encodeUtf8 } from './encode-utf8.ts';
 
-/** Characters of frames one write takes at most when a reader has many to catch up on. */
+/** Characters (or bytes) of frames one write takes at most when a reader has many to catch up on. */
 export const MAX_WRITE_CHARS = 32 * 1024;
 
 /** What one stream writes: a face of a log, from a position, after some bytes of its own. */
@@ -113,23 +113,50 @@ export class LogCursor {
     )
       return cached;
     let text = '';
+    /** Frames kept as bytes, with the text before each encoded in between (rare: kept faces). */
+    let parts: Uint8Array[] | undefined;
+    let size = 0;
     let through = from;
     let ended = false;
-    while (through < log.lastSeq && text.length < maxChars) {
+    while (through < log.lastSeq && size < maxChars) {
       const frame = this.#face.frameAt(through + 1);
       if (frame === undefined) break;
       through += 1;
-      if (frame !== null) text += frame;
+      if (typeof frame === 'string') {
+        text += frame;
+        size += frame.length;
+      } else if (frame !== null) {
+        parts ??= [];
+        if (text !== '') parts.push(encodeUtf8(text));
+        text = '';
+        parts.push(frame);
+        size += frame.length;
+      }
       // Joins stop at every stretch end, so one join serves every reader: each decides for itself.
       if (isEnding(log, through)) {
         ended = true;
         break;
       }
     }
-    const capped = !ended && through < log.lastSeq && text.length >= maxChars;
-    const bytes = text === '' ? null : encodeUtf8(text);
+    const capped = !ended && through < log.lastSeq && size >= maxChars;
+    if (parts !== undefined && text !== '') parts.push(encodeUtf8(text));
+    const bytes = parts !== undefined ? concatBytes(parts) : text === '' ? null : encodeUtf8(text);
     const joined: Joined = { from, through, bytes, ended, capped };
     lastJoins.set(this.#face, joined);
     return joined;
   }
+}
+
+function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
+  if (parts.length === 1) return parts[0] as Uint8Array;
+  let size = 0;
+  for (const part of parts) size += part.length;
+  // Node's pooled, unzeroed allocation when there is one: every byte is overwritten below.
+  const bytes = typeof Buffer === 'function' ? Buffer.allocUnsafe(size) : new Uint8Array(size);
+  let offset = 0;
+  for (const part of parts) {
+    bytes.set(part, offset);
+    offset += part.length;
+  }
+  return bytes;
 }

@@ -1,5 +1,5 @@
 import { NDJSON_CONTENT_TYPE, SSE_CONTENT_TYPE } from '../../protocol/index.ts';
-import type { LogFace, LogFaceDefinition, LogFaceMapper, RunLog } from '../../runtime/index.ts';
+import type { LogFace, LogFaceDefinition, LogFaceMapper, LogFrame, RunLog } from '../../runtime/index.ts';
 import { encodeUtf8 } from '../encode-utf8.ts';
 import {
   endsStream,
@@ -70,12 +70,13 @@ class ResponsesFaceMapper implements LogFaceMapper {
     this.#ndjson = ndjson;
   }
 
-  map(event: Parameters<LogFaceMapper['map']>[0]): string | null {
+  map(event: Parameters<LogFaceMapper['map']>[0]): LogFrame | null {
     const mapped = this.events.push(event);
     if (mapped.length === 0) return null;
     let text = '';
     for (const one of mapped) text += encodeResponsesEvent(one, this.#ndjson);
-    return text;
+    // Kept for as long as the log is: as UTF-8 bytes, outside the heap the collector copies.
+    return encodeUtf8(text);
   }
 }
 
@@ -92,6 +93,12 @@ function responsesFace(log: RunLog, context: ResponseContext, ndjson: boolean): 
 /** The Response object of a run as it stands: the face's fold, kept current as events arrive. */
 export function responseObjectOf(log: RunLog, context: ResponseContext): ResponseObject {
   return responsesFace(log, context, false).mapper.events.response();
+}
+
+const decoder = new TextDecoder();
+
+function bytesOf(frame: LogFrame): Uint8Array {
+  return typeof frame === 'string' ? encodeUtf8(frame) : frame;
 }
 
 /** The sequence number of each event in one frame of the face (SSE frames or NDJSON lines). */
@@ -117,12 +124,12 @@ function startAfterSequence(
   ndjson: boolean,
 ): { afterSeq: number; head: Uint8Array[] } {
   if (afterSequence < 0) {
-    const head = face.preamble !== null ? [encodeUtf8(face.preamble)] : [];
+    const head = face.preamble !== null ? [bytesOf(face.preamble)] : [];
     return { afterSeq: face.preambleSeq, head };
   }
-  const unseen = (frame: string | null | undefined, seq: number) => {
+  const unseen = (frame: LogFrame | null | undefined, seq: number) => {
     if (frame === null || frame === undefined) return undefined;
-    const events = splitFrame(frame, ndjson);
+    const events = splitFrame(typeof frame === 'string' ? frame : decoder.decode(frame), ndjson);
     if ((events.at(-1)?.sequence ?? -1) <= afterSequence) return undefined;
     const rest = events.filter((event) => event.sequence > afterSequence).map((event) => event.text);
     return { afterSeq: seq, head: [encodeUtf8(rest.join(''))] };
