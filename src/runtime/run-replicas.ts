@@ -16,7 +16,7 @@ export interface RunReplicasOptions {
   maxReplicas?: number;
   /**
    * Finished runs' copies hold at most this many events together; the oldest copies go first (a
-   * later reader gets the store's snapshot instead of the events). Default 200,000: copies of long
+   * later reader gets the store's snapshot instead of the events). Default 50,000: copies of long
    * runs kept for their keep time would otherwise grow without bound under load.
    */
   maxKeptEvents?: number;
@@ -198,7 +198,7 @@ export class RunReplicas {
       if (this.#replicas.size <= limit) break;
       this.#drop(runId);
     }
-    const budget = this.#options.maxKeptEvents ?? 200_000;
+    const budget = this.#options.maxKeptEvents ?? 50_000;
     let kept = 0;
     for (const { log } of this.#replicas.values()) if (log.finished) kept += heldEvents(log);
     for (const [runId, { log }] of this.#replicas) {
