@@ -28,24 +28,23 @@ export interface LogFaceDefinition<Mapper extends LogFaceMapper> {
   create(): Mapper;
   fromStart?: boolean;
   /**
-   * Keep every frame since the face began, not only those of the events the log's ring holds: for a
-   * face whose readers resume by its own numbering (Responses' `sequence_number`), which a snapshot
-   * of the native log cannot continue.
-   */
-  keepAll?: boolean;
-  /**
-   * Keep no frames: map an event when a reader asks for it. For a face that needs no fold (each
-   * event's frame depends on that event alone), where keeping a frame beside every event would
-   * double what the log holds, and what the garbage collector copies while a run streams. Readers at
-   * the same position share one encoding of what they write (see the server's `LogCursor`), so live
-   * followers still cost one encoding per event.
+   * Keep no frames: map an event when a reader asks for it, while the log's ring holds the event. For
+   * a face that needs no fold (each event's frame depends on that event alone), where keeping a frame
+   * beside every event would double what the log holds, and what the garbage collector copies while a
+   * run streams. Readers at the same position share one encoding of what they write (see the server's
+   * `LogCursor`), so live followers still cost one encoding per event.
+   *
+   * Otherwise the face maps each event once, as it is appended, and keeps every frame since it began,
+   * also those of events the ring has dropped: for a face that folds the run and whose readers resume
+   * by its own numbering (Responses' `sequence_number`), which a snapshot of the native log cannot
+   * continue.
    */
   onRead?: boolean;
 }
 
 /**
- * A face's frames of one log: each event's frame, encoded once and kept beside the event for as long
- * as the log keeps it, so every reader of the run (live or replaying) writes the same frames.
+ * A face's frames of one log, the same for every reader of the run (live or replaying): made when
+ * read, or mapped once and kept (see `onRead`).
  */
 export interface LogFace<Mapper extends LogFaceMapper = LogFaceMapper> {
   readonly mapper: Mapper;

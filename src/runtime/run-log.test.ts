@@ -145,10 +145,10 @@ describe('RunLog faces', () => {
     expect(first.frameAt(6)).toBeUndefined();
   });
 
-  it('keeps ring-aligned frames only while the ring keeps their events; keepAll frames for good', () => {
+  it('makes on-read frames only while the ring keeps their events; keeps mapped frames for good', () => {
     const log = new RunLog('run_1', { capacity: 3 });
-    const ring = log.face({ key: 'ring', create: counting().create });
-    const all = log.face({ key: 'all', create: counting().create, keepAll: true });
+    const ring = log.face({ key: 'ring', create: counting().create, onRead: true });
+    const all = log.face({ key: 'all', create: counting().create });
     fill(log, 6);
     expect(ring.frameAt(5)).toBeUndefined();
     expect(ring.frameAt(8)).toBe('<5,>');
@@ -160,7 +160,7 @@ describe('RunLog faces', () => {
     const log = new RunLog('run_1', { capacity: 3 });
     fill(log, 6);
     const face = counting();
-    const fromStart = log.face({ key: 'start', create: face.create, fromStart: true, keepAll: true });
+    const fromStart = log.face({ key: 'start', create: face.create, fromStart: true });
     expect(face.mapped).toEqual([8]);
     expect(fromStart.preambleSeq).toBe(8);
     log.append({ type: 'block.delta', blockId: 'b1', text: 'y' });

@@ -41,11 +41,11 @@ const BOUNDARIES = new Set<LoggedRunEvent['type']>([
 
 export type Replay = { events: LoggedRunEvent[] } | { snapshot: RunSnapshotEvent; events: LoggedRunEvent[] };
 
-/** A face's mapper and its frames, kept in slots parallel to the log's events. */
+/** A face that keeps its frames: its mapper, and every frame since it began. */
 interface FaceSlots<Mapper extends LogFaceMapper> extends LogFace<Mapper> {
+  /** One per seq from `firstSeq` on. */
   frames: (LogFrame | null)[];
-  keepAll: boolean;
-  /** The seq of the face's first frame (keepAll faces index their frames from it). */
+  /** The seq of the face's first frame. */
   firstSeq: number;
   preamble: LogFrame | null;
   preambleSeq: number;
@@ -57,7 +57,7 @@ interface FaceSlots<Mapper extends LogFaceMapper> extends LogFace<Mapper> {
  * each new event. Runs outlive connections: the log belongs to the run, streams only read it.
  *
  * The ring grows to its capacity and then overwrites its oldest slot: no copying per event however
- * long the run. Each wire face's bytes sit in slots parallel to the events (see `face`).
+ * long the run. Each wire face either makes its frames when read or keeps them (see `face`).
  */
 export class RunLog {
   readonly runId: string;
@@ -166,10 +166,7 @@ export class RunLog {
     const faces = this.#faceList;
     for (let index = 0; index < faces.length; index += 1) {
       const face = faces[index] as FaceSlots<LogFaceMapper>;
-      const frame = face.mapper.map(event);
-      if (face.keepAll) face.frames.push(frame);
-      else if (slot === face.frames.length) face.frames.push(frame);
-      else face.frames[slot] = frame;
+      face.frames.push(face.mapper.map(event));
     }
   }
 
@@ -204,21 +201,16 @@ export class RunLog {
       this.#faces.set(definition.key, face as unknown as FaceSlots<LogFaceMapper>);
       return face;
     }
-    const keepAll = definition.keepAll === true;
-    // Ring-aligned slots, or (keepAll) one slot per seq from the face's first event on.
-    const frames: (LogFrame | null)[] = keepAll ? [] : new Array(this.#ring.length).fill(null);
+    // One frame per seq from the face's first event on, kept for as long as the log is.
+    const frames: (LogFrame | null)[] = [];
     const face: FaceSlots<Mapper> = {
       mapper,
       frames,
-      keepAll,
       firstSeq: this.oldestSeq,
       preamble: null,
       preambleSeq: 0,
-      frameAt: (seq) => {
-        if (seq > this.#state.lastSeq) return undefined;
-        if (keepAll) return seq < face.firstSeq ? undefined : frames[seq - face.firstSeq];
-        return seq < this.oldestSeq ? undefined : frames[this.#slotOf(seq)];
-      },
+      frameAt: (seq) =>
+        seq > this.#state.lastSeq || seq < face.firstSeq ? undefined : frames[seq - face.firstSeq],
     };
     if (definition.fromStart && this.oldestSeq > 1 && this.#state.lastSeq > 0) {
       // The log no longer holds the run's start: the face begins from the whole message as of the
@@ -227,14 +219,10 @@ export class RunLog {
       face.preamble = mapper.map(snapshot);
       face.preambleSeq = snapshot.seq;
       face.firstSeq = snapshot.seq + 1;
-      if (!keepAll) frames.fill(null);
     } else {
       for (let seq = this.oldestSeq; seq <= this.#state.lastSeq; seq += 1) {
-        const slot = this.#slotOf(seq);
-        const event = this.#ring[slot];
-        const frame = event === undefined ? null : mapper.map(event);
-        if (keepAll) frames.push(frame);
-        else frames[slot] = frame;
+        const event = this.#ring[this.#slotOf(seq)];
+        frames.push(event === undefined ? null : mapper.map(event));
       }
     }
     this.#faces.set(definition.key, face as unknown as FaceSlots<LogFaceMapper>);
@@ -249,11 +237,6 @@ export class RunLog {
   own(hooks: Pick<RunLogOptions, 'onBoundary' | 'onAppend'>): void {
     this.#onBoundary = hooks.onBoundary;
     this.#onAppend = hooks.onAppend;
-  }
-
-  /** The run's status as of the newest event. */
-  get status(): MessageState['status'] {
-    return this.#state.status;
   }
 
   /** Whether the run is waiting (for a decision or host tool results). */

@@ -85,7 +85,6 @@ function responsesFace(log: RunLog, context: ResponseContext, ndjson: boolean): 
     key: ndjson ? 'responses-ndjson' : 'responses-sse',
     create: () => new ResponsesFaceMapper(context, ndjson),
     fromStart: true,
-    keepAll: true,
   };
   return log.face(definition);
 }
