@@ -403,25 +403,49 @@ const RUN_EVENT_SSE: StreamKind = {
 };
 
 /**
+ * A stream whose frames the client counts by a marker (`format.countText`, one per answer delta) and
+ * whose end it recognises (`format.doneFrame` or `format.doneText`): whole when it carries every delta,
+ * `besideDeltas` frames around them (one more allowed when `retryFrame`), the end, and at least the
+ * deltas' text. A cut stream fails on the count.
+ */
+function countedStreamKind(kind: {
+  format: StreamFormat;
+  besideDeltas: number;
+  retryFrame: boolean;
+  /** Names for the problem line: the counted frames and the end. */
+  counted: string;
+  done: string;
+}): StreamKind {
+  return {
+    format: kind.format,
+    events: (expected) => expected.deltas + kind.besideDeltas,
+    problem: (stream, expected) => {
+      const frames = expected.deltas + kind.besideDeltas;
+      const framesWhole = stream.frames === frames || (kind.retryFrame && stream.frames === frames + 1);
+      return stream.counted !== expected.deltas ||
+        !framesWhole ||
+        !stream.sawDone ||
+        stream.bytes < expected.deltaTextBytes
+        ? `${stream.counted}/${expected.deltas} ${kind.counted}, ${stream.frames}/${frames} frames, ` +
+            `${stream.bytes} bytes (text alone: ${expected.deltaTextBytes}), ${kind.done} ${stream.sawDone}`
+        : undefined;
+    },
+  };
+}
+
+/**
  * The AI SDK's UI message stream of one text answer: `start`, `start-step`, `text-start`, one
  * `text-delta` per answer delta, `text-end`, `finish-step`, `finish`, then `data: [DONE]`. The client
- * counts the `text-delta` chunks (JSON-escaped text cannot contain `{"type":"`), so a cut stream fails.
+ * counts the `text-delta` chunks (JSON-escaped text cannot contain `{"type":"`).
  */
 const UI_MESSAGE_STREAM_FRAMES_BESIDE_DELTAS = 7;
-const UI_MESSAGE_STREAM: StreamKind = {
+const UI_MESSAGE_STREAM = countedStreamKind({
   format: { doneFrame: 'data: [DONE]', countText: '{"type":"text-delta"' },
-  events: (expected) => expected.deltas + UI_MESSAGE_STREAM_FRAMES_BESIDE_DELTAS,
-  problem: (stream, expected) => {
-    const frames = expected.deltas + UI_MESSAGE_STREAM_FRAMES_BESIDE_DELTAS;
-    return stream.counted !== expected.deltas ||
-      stream.frames !== frames ||
-      !stream.sawDone ||
-      stream.bytes < expected.deltaTextBytes
-      ? `${stream.counted}/${expected.deltas} text-delta chunks, ${stream.frames}/${frames} frames, ` +
-          `${stream.bytes} bytes (text alone: ${expected.deltaTextBytes}), [DONE] last ${stream.sawDone}`
-      : undefined;
-  },
-};
+  besideDeltas: UI_MESSAGE_STREAM_FRAMES_BESIDE_DELTAS,
+  retryFrame: false,
+  counted: 'text-delta chunks',
+  done: '[DONE] last',
+});
 
 /**
  * runstream's Responses face for the same run: `response.created`, `response.in_progress`,
@@ -431,20 +455,13 @@ const UI_MESSAGE_STREAM: StreamKind = {
  * client counts the delta events and the completion instead of reading the last frame.
  */
 const RESPONSES_FRAMES_BESIDE_DELTAS = 8;
-const RESPONSES_SSE: StreamKind = {
+const RESPONSES_SSE = countedStreamKind({
   format: { countText: 'event: response.output_text.delta\n', doneText: 'event: response.completed\n' },
-  events: (expected) => expected.deltas + RESPONSES_FRAMES_BESIDE_DELTAS,
-  problem: (stream, expected) => {
-    const frames = expected.deltas + RESPONSES_FRAMES_BESIDE_DELTAS;
-    return stream.counted !== expected.deltas ||
-      (stream.frames !== frames && stream.frames !== frames + 1) ||
-      !stream.sawDone ||
-      stream.bytes < expected.deltaTextBytes
-      ? `${stream.counted}/${expected.deltas} output_text.delta events, ${stream.frames}/${frames} frames, ` +
-          `${stream.bytes} bytes (text alone: ${expected.deltaTextBytes}), response.completed once ${stream.sawDone}`
-      : undefined;
-  },
-};
+  besideDeltas: RESPONSES_FRAMES_BESIDE_DELTAS,
+  retryFrame: true,
+  counted: 'output_text.delta events',
+  done: 'response.completed once',
+});
 
 interface Measurement {
   cpuMicrosPerDelta: number;
