@@ -7,13 +7,8 @@ import {
 } from '../bus/index.ts';
 import type { ChatMessage, ChatModel } from '../models/index.ts';
 import type { RunPatch, RunRecord, RunStore } from '../store/index.ts';
-import {
-  Agent,
-  type AgentContext,
-  type AgentOutcome,
-  closeOpenBlocks,
-  waitsForToolResults,
-} from './agent-loop.ts';
+import { activeRunError } from './active-run-error.ts';
+import { Agent, type AgentContext, type AgentOutcome, closeOpenBlocks } from './agent-loop.ts';
 import { awaitStretchEnd } from './await-stretch-end.ts';
 import { cancelPendingCalls } from './cancel-pending-calls.ts';
 import { takeDecision } from './decision-intake.ts';
@@ -25,7 +20,7 @@ import { appendInterruption, type InterruptReason } from './interrupt-run.ts';
 import { KeyedSerialQueue } from './keyed-serial-queue.ts';
 import { OwnedRunLogs } from './owned-run-logs.ts';
 import { RunCancelled } from './run-cancelled.ts';
-import { CONFIRMATION_PENDING_MESSAGE, RunError, TOOL_RESULTS_PENDING_MESSAGE } from './run-error.ts';
+import { RunError } from './run-error.ts';
 import { RunInterrupted } from './run-interrupted.ts';
 import { RunLeaseKeeper } from './run-lease-keeper.ts';
 import type { RunLog } from './run-log.ts';
@@ -37,7 +32,7 @@ import {
   storedOptions,
 } from './run-options.ts';
 import { RunReplicas } from './run-replicas.ts';
-import { saveStretchEnd } from './save-stretch-end.ts';
+import { settleStretch } from './settle-stretch.ts';
 import type { Skill } from './skill.ts';
 import type { AnyTool } from './tool.ts';
 import type { ToolAuditEntry, ToolAuditLog } from './tool-audit.ts';
@@ -46,9 +41,6 @@ import type { ToolPolicy } from './tool-policy.ts';
 
 export { INTERRUPTED_MESSAGE } from './interrupt-run.ts';
 export type { RunOptions } from './run-options.ts';
-
-/** How often a stretch's ending is written before the store is given up on (backoff 0.2 s … 3.2 s). */
-const STRETCH_END_ATTEMPTS = 5;
 
 /** What a run on a shared log says when its owner could not reach the log and stopped it. */
 export const LIVE_LOG_UNREACHABLE_MESSAGE = '实时事件通道暂时不可用，本轮已中断，请稍后重试。';
@@ -206,7 +198,7 @@ export class RunManager {
       await ending.settled;
       active = await store.findActiveRun(conversationId);
     }
-    if (active !== undefined) throw await this.#activeRunError(active);
+    if (active !== undefined) throw await activeRunError(this.#options.store, active);
     const history = await store.listMessages(conversationId);
     const runId = this.#newId('run');
     const messageId = this.#newId('msg');
@@ -226,7 +218,7 @@ export class RunManager {
       .catch(async (error: unknown) => {
         if ((error as { code?: string }).code !== 'active_run_exists') throw error;
         const winner = await store.findActiveRun(conversationId);
-        if (winner?.status === 'paused') throw await this.#activeRunError(winner);
+        if (winner?.status === 'paused') throw await activeRunError(store, winner);
         throw new RunError('run_in_progress', '上一轮回答还在进行中，请稍候或先停止它');
       });
     try {
@@ -511,38 +503,19 @@ export class RunManager {
       const outcome = await driveRun(log, controller.signal, () => work(agent));
       try {
         await this.#writes.idle(runId);
-        // Taken over by another instance while this one hung: the run is theirs to finish.
-        if (this.#shared && (await store.getRun(runId))?.leaseOwner !== this.#instanceId) {
-          this.#logs.stopMirror(runId);
-          return outcome;
-        }
-        // A database that blinks (a failover, a restart) must not cost the ending the shopper saw:
-        // the writes are idempotent, so they are retried a few times before the run is given up.
-        for (let attempt = 1; ; attempt += 1) {
-          try {
-            await saveStretchEnd(
-              store,
-              log,
-              context.conversationId,
-              outcome,
-              runOptions,
-              (patch) => this.#finishWrite(runId, patch),
-              this.#logs.persistedThrough(runId),
-            );
-            break;
-          } catch (error) {
-            if (attempt >= STRETCH_END_ATTEMPTS) throw error;
-            this.#options.onPersistenceError?.(runId, error);
-            await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** attempt));
-          }
-        }
-      } catch (error) {
-        // The store refused the ending: say so, and free the conversation rather than leave the run
-        // `running` forever (the next start-up's recovery marks it interrupted otherwise).
-        this.#options.onPersistenceError?.(runId, error);
-        await store
-          .updateRun(runId, { status: 'failed', lastSeq: log.lastSeq, leaseOwner: null })
-          .catch(() => undefined);
+        const finished = await settleStretch({
+          store,
+          log,
+          conversationId: context.conversationId,
+          outcome,
+          runOptions,
+          finishRun: (patch) => this.#finishWrite(runId, patch),
+          persistedThrough: this.#logs.persistedThrough(runId),
+          stillOwned: async () =>
+            !this.#shared || (await store.getRun(runId))?.leaseOwner === this.#instanceId,
+          onError: this.#options.onPersistenceError,
+        });
+        if (!finished) this.#logs.stopMirror(runId);
       } finally {
         this.#live.delete(runId);
         await this.#logs.releaseEnd(log);
@@ -646,16 +619,6 @@ export class RunManager {
       options,
       this.#options.tools.map((tool) => tool.name),
     );
-  }
-
-  /** Why a new message is refused while `active` runs or waits. */
-  async #activeRunError(active: RunRecord): Promise<RunError> {
-    if (active.status !== 'paused')
-      return new RunError('run_in_progress', '上一轮回答还在进行中，请稍候或先停止它', { runId: active.id });
-    const checkpoint = (await this.#options.store.getCheckpoint(active.id)) as RunCheckpoint | undefined;
-    if (checkpoint !== undefined && waitsForToolResults(checkpoint))
-      return new RunError('tool_results_pending', TOOL_RESULTS_PENDING_MESSAGE, { runId: active.id });
-    return new RunError('confirmation_pending', CONFIRMATION_PENDING_MESSAGE, { runId: active.id });
   }
 
   async #ownedRun(userId: string, runId: string): Promise<RunRecord> {

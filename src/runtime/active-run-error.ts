@@ -1,0 +1,18 @@
+import type { RunRecord, RunStore } from '../store/index.ts';
+import { waitsForToolResults } from './agent-loop.ts';
+import { CONFIRMATION_PENDING_MESSAGE, RunError, TOOL_RESULTS_PENDING_MESSAGE } from './run-error.ts';
+import type { RunCheckpoint } from './run-options.ts';
+
+/**
+ * Why a new message is refused while `active` runs or waits: still answering, waiting for the host's
+ * tool results, or waiting for the shopper's confirmation. Each names the run, so a client can follow
+ * or answer it instead.
+ */
+export async function activeRunError(store: RunStore, active: RunRecord): Promise<RunError> {
+  if (active.status !== 'paused')
+    return new RunError('run_in_progress', '上一轮回答还在进行中，请稍候或先停止它', { runId: active.id });
+  const checkpoint = (await store.getCheckpoint(active.id)) as RunCheckpoint | undefined;
+  if (checkpoint !== undefined && waitsForToolResults(checkpoint))
+    return new RunError('tool_results_pending', TOOL_RESULTS_PENDING_MESSAGE, { runId: active.id });
+  return new RunError('confirmation_pending', CONFIRMATION_PENDING_MESSAGE, { runId: active.id });
+}

@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { MemoryRunStore } from '../store/index.ts';
+import { RunLog } from './run-log.ts';
+import { STRETCH_END_ATTEMPTS, settleStretch } from './settle-stretch.ts';
+
+async function finishedRun(store: MemoryRunStore) {
+  const user = await store.createUser('shopper');
+  const conversation = await store.createConversation(user.id, '退货');
+  await store.createRun({
+    id: 'run_1',
+    conversationId: conversation.id,
+    messageId: 'msg_1',
+    userId: user.id,
+    status: 'running',
+    cancelReason: null,
+    lastSeq: 0,
+    leaseOwner: 'inst_a',
+    leaseExpiresAt: null,
+  });
+  const log = new RunLog('run_1');
+  log.append({ type: 'run.started', conversationId: conversation.id, messageId: 'msg_1' });
+  log.append({ type: 'run.finished', status: 'completed' });
+  return { log, conversationId: conversation.id };
+}
+
+describe('settleStretch', () => {
+  it('writes nothing for a run another instance took over', async () => {
+    const store = new MemoryRunStore();
+    const { log, conversationId } = await finishedRun(store);
+    const writes: unknown[] = [];
+    const finished = await settleStretch({
+      store,
+      log,
+      conversationId,
+      outcome: { status: 'completed' },
+      runOptions: { face: 'chat', hostTools: [] },
+      finishRun: async (patch) => void writes.push(patch),
+      persistedThrough: 0,
+      stillOwned: async () => false,
+    });
+    expect(finished).toBe(false);
+    expect(writes).toEqual([]);
+    expect((await store.getRun('run_1'))?.status).toBe('running');
+  });
+
+  it('retries a refused ending, then frees the conversation as failed', async () => {
+    const store = new MemoryRunStore();
+    const { log, conversationId } = await finishedRun(store);
+    const errors: unknown[] = [];
+    let attempts = 0;
+    const finished = await settleStretch({
+      store,
+      log,
+      conversationId,
+      outcome: { status: 'completed' },
+      runOptions: { face: 'chat', hostTools: [] },
+      finishRun: async () => {
+        attempts += 1;
+        throw new Error('connect ECONNREFUSED 127.0.0.1:5432');
+      },
+      persistedThrough: log.lastSeq,
+      stillOwned: async () => true,
+      onError: (_runId, error) => errors.push(error),
+      backoffMs: () => 0,
+    });
+    expect(finished).toBe(true);
+    expect(attempts).toBe(STRETCH_END_ATTEMPTS);
+    // Each failed attempt is reported, and the last once more as the reason for giving up.
+    expect(errors).toHaveLength(STRETCH_END_ATTEMPTS);
+    expect(await store.getRun('run_1')).toMatchObject({
+      status: 'failed',
+      lastSeq: log.lastSeq,
+      leaseOwner: null,
+    });
+  });
+});
