@@ -540,12 +540,18 @@ describe('the field-by-field JSON of a delta', () => {
         fc.string(),
         fc.oneof(fc.nat(), fc.double()),
         fc.oneof(fc.nat(), fc.double()),
-        fc.boolean(),
-        (text, blockId, runId, seq, at, logOrder) => {
+        fc.constantFrom('log order', 'other order', 'extra key', 'inherited key'),
+        (text, blockId, runId, seq, at, shape) => {
+          const inLogOrder = { type: 'block.delta', blockId, text, runId, seq, at };
           const event = (
-            logOrder
-              ? { type: 'block.delta', blockId, text, runId, seq, at }
-              : { type: 'block.delta', runId, seq, at, blockId, text }
+            shape === 'log order'
+              ? inLogOrder
+              : shape === 'other order'
+                ? { type: 'block.delta', runId, seq, at, blockId, text }
+                : shape === 'extra key'
+                  ? { ...inLogOrder, traceId: runId }
+                  : // JSON.stringify ignores inherited keys; the field-by-field path must too.
+                    Object.assign(Object.create({ inherited: 1 }) as object, inLogOrder)
           ) as RunEvent;
           const json = JSON.stringify(event);
           expect(encodeRunEventNdjson(event)).toBe(`${json}\n`);
