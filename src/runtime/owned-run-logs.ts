@@ -69,18 +69,20 @@ export class OwnedRunLogs {
         const queued = unwritten !== undefined;
         unwritten = message;
         // Boundaries often come in bursts (a block ends, the run finishes): one write for them all,
-        // since each message is the whole state as of its event.
+        // since each message is the whole state as of its event. The write waits for the macrotask's
+        // end, so the whole burst is in before it takes the newest.
         if (queued) return;
         // Queued per run so writes land in event order, never concurrently. One failed write must not
         // poison the next ones; the end of the stretch writes the final message again unless this
         // wrote it, so a transient failure (SQLITE_BUSY) loses nothing.
         void writes
           .run(runId, async () => {
+            await new Promise((resolve) => setImmediate(resolve));
             const newest = unwritten;
             unwritten = undefined;
             if (newest === undefined) return;
+            // The run's lastSeq moves with the message, in the same write.
             await store.saveAssistantMessage(conversationId, messageId, runId, newest);
-            await store.updateRun(runId, { lastSeq: newest.lastSeq });
             this.#persisted.set(runId, newest.lastSeq);
           })
           .catch((error: unknown) => onPersistenceError?.(runId, error));

@@ -175,6 +175,7 @@ export class MemoryRunStore implements RunStore {
         createdAt: now,
       });
       conversation.updatedAt = now;
+      this.#moveRunLastSeq(runId, message.lastSeq);
       return;
     }
     assertSameAssistantMessage(
@@ -194,6 +195,14 @@ export class MemoryRunStore implements RunStore {
       message: copy,
       createdAt: existing.createdAt,
     });
+    this.#moveRunLastSeq(runId, message.lastSeq);
+  }
+
+  #moveRunLastSeq(runId: string, lastSeq: number): void {
+    const run = this.#runs.get(runId);
+    if (run === undefined) return;
+    run.lastSeq = lastSeq;
+    run.updatedAt = this.#now();
   }
 
   async listMessages(conversationId: string): Promise<StoredMessage[]> {

@@ -138,7 +138,11 @@ export interface RunStore {
   renameConversation(id: string, title: string): Promise<void>;
 
   addUserMessage(conversationId: string, text: string, clientMessageId?: string): Promise<StoredMessage>;
-  /** Creates or replaces the assistant message of a run with its current persisted state. */
+  /**
+   * Creates or replaces the assistant message of a run with its current persisted state, and moves
+   * the run's `lastSeq` (if the run is stored) to the message's in the same write: one transaction per
+   * block boundary, and a run never claims more, or less, than its stored message holds.
+   */
   saveAssistantMessage(
     conversationId: string,
     messageId: string,

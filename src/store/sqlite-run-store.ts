@@ -223,6 +223,7 @@ export class SqliteRunStore implements RunStore {
            VALUES (?, ?, 'assistant', ?, ?, ?, ?, ?, ?)`,
         ).run(messageId, conversationId, runId, json, message.status, message.lastSeq, now, now);
         this.#touchConversation(conversationId, now);
+        this.#moveRunLastSeq(runId, message.lastSeq, now);
         return;
       }
       assertSameAssistantMessage(
@@ -241,6 +242,7 @@ export class SqliteRunStore implements RunStore {
         now,
         messageId,
       );
+      this.#moveRunLastSeq(runId, message.lastSeq, now);
     });
   }
 
@@ -441,6 +443,10 @@ export class SqliteRunStore implements RunStore {
       | undefined;
     if (row === undefined) throw notFound('conversation', conversationId);
     return row;
+  }
+
+  #moveRunLastSeq(runId: string, lastSeq: number, at: number): void {
+    this.#sql('UPDATE runs SET last_seq = ?, updated_at = ? WHERE id = ?').run(lastSeq, at, runId);
   }
 
   #touchConversation(conversationId: string, at: number): void {

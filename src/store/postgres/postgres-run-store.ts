@@ -240,8 +240,15 @@ export class PostgresRunStore implements RunStore {
          VALUES ($1, $2, 'assistant', $3, $4, $5, $6, $7, $7) ON CONFLICT (id) DO NOTHING`,
         [messageId, conversationId, runId, json, message.status, message.lastSeq, now],
       );
+      const moveRun = () =>
+        client.query('UPDATE runs SET last_seq = $1, updated_at = $2 WHERE id = $3', [
+          message.lastSeq,
+          now,
+          runId,
+        ]);
       if (inserted.rowCount === 1) {
         await touchConversation(client, conversationId, now);
+        await moveRun();
         return;
       }
       const existing = (
@@ -260,6 +267,7 @@ export class PostgresRunStore implements RunStore {
         'UPDATE messages SET message = $1, status = $2, last_seq = $3, updated_at = $4 WHERE id = $5',
         [json, message.status, message.lastSeq, now, messageId],
       );
+      await moveRun();
     });
   }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Decision, RunStatus, ToolCallRecord } from '../run-store.ts';
-import { expectStoreError, type RunStoreHarness } from './run-store-harness.ts';
+import { expectStoreError, type RunStoreHarness, seedPausedMessage } from './run-store-harness.ts';
 
 const ALL_STATUSES: readonly RunStatus[] = [
   'running',
@@ -181,6 +181,21 @@ export function describeRunAndToolCallConformance(get: () => RunStoreHarness): v
         store.transitionRun(run.id, { status: ['completed'] }, { status: 'paused' }),
         'active_run_exists',
       );
+    });
+
+    it('moves the run to the lastSeq of the assistant message saved for it, in the same write', async () => {
+      const { store, clock } = get();
+      const { run, conversation } = await get().run('running');
+      clock.advance(250);
+      const message = { ...seedPausedMessage(), status: 'running' as const, lastSeq: 7 };
+      await store.saveAssistantMessage(conversation.id, run.messageId, run.id, message);
+      expect(await store.getRun(run.id)).toEqual({ ...run, lastSeq: 7, updatedAt: clock.now() });
+      clock.advance(250);
+      await store.saveAssistantMessage(conversation.id, run.messageId, run.id, { ...message, lastSeq: 9 });
+      expect(await store.getRun(run.id)).toEqual({ ...run, lastSeq: 9, updatedAt: clock.now() });
+      // A message whose run is not stored (an import, a test) is saved all the same.
+      await store.saveAssistantMessage(conversation.id, 'msg_orphan', 'run_orphan', message);
+      expect(await store.getRun('run_orphan')).toBeUndefined();
     });
 
     it('fails with not_found when updating an unknown run', async () => {
