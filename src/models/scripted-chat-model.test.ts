@@ -101,6 +101,20 @@ describe('ScriptedChatModel', () => {
     expect(model.remainingTurns).toBe(0);
   });
 
+  it('streams parts nobody can change: the script replays the same however its consumer behaves', async () => {
+    const turn = textTurn('已发货。');
+    const model = new ScriptedChatModel([turn, turn]);
+    const first = await collect(model.stream(request('订单呢？')));
+    const part = first[0] as { text: string };
+    expect(() => {
+      part.text = 'changed';
+    }).toThrow(TypeError);
+    expect(await collect(model.stream(request('订单呢？')))).toEqual([
+      { type: 'text-delta', text: '已发货。' },
+      { type: 'finish', reason: 'stop' },
+    ]);
+  });
+
   it('builds a turn from the request when given a function', async () => {
     const model = new ScriptedChatModel([
       (received) => textTurn(`You said: ${received.messages.at(-1)?.content ?? ''}`),

@@ -51,6 +51,8 @@ export class ScriptedChatModel implements ChatModel {
   readonly #turns: readonly ScriptedTurnInput[];
   readonly #delayMs: number;
   readonly #requests: ChatRequest[] = [];
+  /** Fixed turns, prepared once however often the script repeats them. */
+  readonly #prepared = new WeakMap<object, PreparedTurn>();
 
   constructor(turns: readonly ScriptedTurnInput[], options: ScriptedChatModelOptions = {}) {
     this.name = options.name ?? 'scripted';
@@ -58,7 +60,8 @@ export class ScriptedChatModel implements ChatModel {
     this.#turns = [...turns];
     // Fixed turns are checked now, so a broken script fails where it is written.
     turns.forEach((turn, position) => {
-      if (typeof turn !== 'function') prepare(turn, position, this.#delayMs);
+      if (typeof turn !== 'function' && !this.#prepared.has(turn))
+        this.#prepared.set(turn, prepare(turn, position, this.#delayMs));
     });
   }
 
@@ -85,8 +88,13 @@ export class ScriptedChatModel implements ChatModel {
           `(last message of this request: ${describe(request.messages.at(-1))})`,
       );
     }
-    const turn = prepare(typeof input === 'function' ? input(request) : input, turnNumber - 1, this.#delayMs);
-    for (const [position, part] of turn.parts.entries()) {
+    const turn =
+      typeof input === 'function'
+        ? prepare(input(request), turnNumber - 1, this.#delayMs)
+        : (this.#prepared.get(input) as PreparedTurn);
+    const parts = turn.parts;
+    for (let position = 0; position < parts.length; position += 1) {
+      const part = parts[position] as ChatStreamPart;
       if (turn.delayMs > 0) await sleep(turn.delayMs, signal);
       signal?.throwIfAborted();
       if (position === turn.failAt) {
@@ -98,7 +106,8 @@ export class ScriptedChatModel implements ChatModel {
           )
         );
       }
-      yield { ...part };
+      // Frozen copies of the script's parts: a consumer cannot change the script through them.
+      yield part;
     }
   }
 }
@@ -109,12 +118,12 @@ function prepare(
   defaultDelayMs: number,
 ): PreparedTurn {
   const scripted: ScriptedTurn = isPartList(turn) ? { parts: turn } : turn;
-  const parts = [...scripted.parts];
+  const parts = scripted.parts.map((part) => Object.freeze({ ...part }) as ChatStreamPart);
   const finishAt = parts.findIndex((part) => part.type === 'finish');
   if (finishAt !== -1 && finishAt !== parts.length - 1) {
     throw new RangeError(`scripted turn ${position + 1} has parts after its finish part`);
   }
-  if (finishAt === -1) parts.push({ type: 'finish', reason: inferredReason(parts) });
+  if (finishAt === -1) parts.push(Object.freeze({ type: 'finish', reason: inferredReason(parts) }));
   const failAt = scripted.failAt;
   if (failAt !== undefined && (!Number.isInteger(failAt) || failAt < 0 || failAt >= parts.length)) {
     throw new RangeError(
