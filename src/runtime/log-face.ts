@@ -8,8 +8,8 @@ import type { LoggedRunEvent, RunSnapshotEvent } from '../protocol/index.ts';
  *
  * A frame is text, or its UTF-8 bytes. Text costs least for a frame made and written at once (the
  * writer joins what it has to write and encodes it once per write, shared by readers at the same
- * position); bytes suit a frame kept for long, outside the JavaScript heap the garbage collector
- * copies, at half the size of a string of Chinese text.
+ * position); a face that keeps its frames keeps them as UTF-8 in slabs outside the JavaScript heap
+ * the garbage collector copies, at half the size of a string of Chinese text (see `KeptFrames`).
  *
  * A face that needs the run from its start (`fromStart`) is first given a `run.snapshot` when the log
  * no longer holds seq 1 (a resumed run, a very long one); the others only map the events the log
@@ -59,4 +59,16 @@ export interface LogFace<Mapper extends LogFaceMapper = LogFaceMapper> {
    */
   readonly preamble: LogFrame | null;
   readonly preambleSeq: number;
+  /**
+   * For a face that keeps its frames: each frame's size in bytes (0 for none, `undefined` when not
+   * held), and the frames of a span of seqs as one run of UTF-8 bytes, a view of where they are kept
+   * rather than a copy per frame (see `KeptFrames`).
+   */
+  readonly kept?: KeptFace;
+}
+
+export interface KeptFace {
+  sizeAt(seq: number): number | undefined;
+  /** The frames of the events after `afterSeq` through `throughSeq`, joined; `null` when they have none. */
+  bytesBetween(afterSeq: number, throughSeq: number): Uint8Array | null;
 }

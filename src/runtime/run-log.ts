@@ -10,6 +10,7 @@ import {
   reduceOwned,
   toMessage,
 } from '../protocol/index.ts';
+import { KeptFrames } from './kept-frames.ts';
 import type { LogFace, LogFaceDefinition, LogFaceMapper, LogFrame } from './log-face.ts';
 
 export interface RunLogOptions {
@@ -44,7 +45,7 @@ export type Replay = { events: LoggedRunEvent[] } | { snapshot: RunSnapshotEvent
 /** A face that keeps its frames: its mapper, and every frame since it began. */
 interface FaceSlots<Mapper extends LogFaceMapper> extends LogFace<Mapper> {
   /** One per seq from `firstSeq` on. */
-  frames: (LogFrame | null)[];
+  frames: KeptFrames;
   /** The seq of the face's first frame. */
   firstSeq: number;
   preamble: LogFrame | null;
@@ -202,15 +203,19 @@ export class RunLog {
       return face;
     }
     // One frame per seq from the face's first event on, kept for as long as the log is.
-    const frames: (LogFrame | null)[] = [];
+    const frames = new KeptFrames();
     const face: FaceSlots<Mapper> = {
       mapper,
       frames,
       firstSeq: this.oldestSeq,
       preamble: null,
       preambleSeq: 0,
-      frameAt: (seq) =>
-        seq > this.#state.lastSeq || seq < face.firstSeq ? undefined : frames[seq - face.firstSeq],
+      frameAt: (seq) => frames.at(seq - face.firstSeq),
+      kept: {
+        sizeAt: (seq) => frames.sizeAt(seq - face.firstSeq),
+        bytesBetween: (afterSeq, throughSeq) =>
+          frames.join(afterSeq + 1 - face.firstSeq, throughSeq + 1 - face.firstSeq),
+      },
     };
     if (definition.fromStart && this.oldestSeq > 1 && this.#state.lastSeq > 0) {
       // The log no longer holds the run's start: the face begins from the whole message as of the

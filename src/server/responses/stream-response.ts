@@ -75,8 +75,8 @@ class ResponsesFaceMapper implements LogFaceMapper {
     if (mapped.length === 0) return null;
     let text = '';
     for (const one of mapped) text += encodeResponsesEvent(one, this.#ndjson);
-    // Kept for as long as the log is: as UTF-8 bytes, outside the heap the collector copies.
-    return encodeUtf8(text);
+    // The log keeps it as UTF-8, beside the frames before it (see `KeptFrames`).
+    return text;
   }
 }
 

@@ -1,0 +1,53 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { KeptFrames } from './kept-frames.ts';
+
+const decoder = new TextDecoder();
+const text = (bytes: Uint8Array | null | undefined) => (bytes == null ? bytes : decoder.decode(bytes));
+
+describe('KeptFrames', () => {
+  it('keeps text and bytes as UTF-8, missing frames as null, and knows each size', () => {
+    const frames = new KeptFrames();
+    frames.push(null);
+    frames.push('订单已发货');
+    frames.push(new TextEncoder().encode('b'));
+    frames.push('');
+    expect(frames.length).toBe(4);
+    expect([0, 1, 2, 3].map((index) => text(frames.at(index)))).toEqual([null, '订单已发货', 'b', null]);
+    expect([0, 1, 2, 3, 4].map((index) => frames.sizeAt(index))).toEqual([0, 15, 1, 0, undefined]);
+    expect(frames.at(4)).toBeUndefined();
+    expect(frames.at(-1)).toBeUndefined();
+  });
+
+  it('joins a span as one view of its slab, without copying', () => {
+    const frames = new KeptFrames();
+    for (let index = 0; index < 10; index += 1) frames.push(`<${index}>`);
+    const joined = frames.join(2, 5);
+    expect(text(joined)).toBe('<2><3><4>');
+    expect(joined?.buffer).toBe(frames.at(2)?.buffer);
+    expect(frames.join(3, 3)).toBeNull();
+  });
+
+  it('joins any span of any frames to their concatenation, across slabs and past both ends', () => {
+    const frame = fc.oneof(
+      fc.constant(null),
+      fc.string({ unit: 'binary', maxLength: 40 }),
+      // Big enough that a few of them fill a slab.
+      fc.string({ unit: 'grapheme', minLength: 5_000, maxLength: 30_000 }),
+    );
+    fc.assert(
+      fc.property(fc.array(frame, { maxLength: 30 }), fc.nat(32), fc.nat(32), (pushed, a, b) => {
+        const frames = new KeptFrames();
+        for (const one of pushed) frames.push(one);
+        const encoder = new TextEncoder();
+        // What the frames are as bytes: a lone surrogate becomes U+FFFD, as any UTF-8 encoder writes it.
+        const expected = pushed.map((one) => (one === null ? '' : decoder.decode(encoder.encode(one))));
+        const [from, to] = a <= b ? [a, b] : [b, a];
+        expect(text(frames.join(from, to)) ?? '').toBe(expected.slice(from, to).join(''));
+        for (let index = 0; index < pushed.length; index += 1)
+          expect(text(frames.at(index)) ?? '').toBe(expected[index]);
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
