@@ -32,28 +32,39 @@ const TEXT_DELTA_KEYS = [
   'logprobs',
 ];
 
+/** The JSON of the last item id written: a block's deltas repeat it, and the same string is a pointer check. */
+let lastItemId = '';
+let lastItemIdJson = '""';
+
 /**
  * `JSON.stringify(event)`, the same text; an answer's text delta (most of a response) with exactly the
- * mapper's keys is written field by field, as the native protocol's deltas are.
+ * mapper's keys is written field by field, as the native protocol's deltas are (keys walked with
+ * `for…in`: no array per event; an inherited key breaks the match and takes the general path).
  */
 function responsesEventJson(event: ResponsesStreamEvent): string {
-  if (event.type === 'response.output_text.delta') {
-    const keys = Object.keys(event);
-    const { item_id, output_index, content_index, delta, logprobs } = event;
-    if (
-      keys.length === TEXT_DELTA_KEYS.length &&
-      keys.every((key, index) => key === TEXT_DELTA_KEYS[index]) &&
-      Number.isSafeInteger(event.sequence_number) &&
-      typeof item_id === 'string' &&
-      Number.isSafeInteger(output_index) &&
-      content_index === 0 &&
-      typeof delta === 'string' &&
-      Array.isArray(logprobs) &&
-      logprobs.length === 0
-    )
-      return `{"type":"response.output_text.delta","sequence_number":${event.sequence_number},"item_id":${JSON.stringify(item_id)},"output_index":${output_index},"content_index":0,"delta":${JSON.stringify(delta)},"logprobs":[]}`;
+  if (event.type !== 'response.output_text.delta') return JSON.stringify(event);
+  let count = 0;
+  for (const key in event) {
+    if (key !== TEXT_DELTA_KEYS[count]) return JSON.stringify(event);
+    count += 1;
   }
-  return JSON.stringify(event);
+  const { sequence_number, item_id, output_index, content_index, delta, logprobs } = event;
+  if (
+    count !== TEXT_DELTA_KEYS.length ||
+    !Number.isSafeInteger(sequence_number) ||
+    typeof item_id !== 'string' ||
+    !Number.isSafeInteger(output_index) ||
+    content_index !== 0 ||
+    typeof delta !== 'string' ||
+    !Array.isArray(logprobs) ||
+    logprobs.length !== 0
+  )
+    return JSON.stringify(event);
+  if (item_id !== lastItemId) {
+    lastItemId = item_id;
+    lastItemIdJson = JSON.stringify(item_id);
+  }
+  return `{"type":"response.output_text.delta","sequence_number":${sequence_number},"item_id":${lastItemIdJson},"output_index":${output_index},"content_index":0,"delta":${JSON.stringify(delta)},"logprobs":[]}`;
 }
 
 /**
