@@ -49,7 +49,7 @@ export async function streamModelTurn(
       openText = { blockId: blocks.newBlockId(), kind };
       log.append({ type: 'block.started', blockId: openText.blockId, kind });
     }
-    log.append({ type: 'block.delta', blockId: openText.blockId, text: delta });
+    log.appendDelta(openText.blockId, delta);
   };
   let parts = 0;
   let sliceStart = performance.now();
@@ -92,8 +92,7 @@ export async function streamModelTurn(
       }
       case 'tool-call-delta': {
         const block = toolBlocks.get(part.index);
-        if (block && part.argumentsDelta.length > 0)
-          log.append({ type: 'block.delta', blockId: block.blockId, text: part.argumentsDelta });
+        if (block && part.argumentsDelta.length > 0) log.appendDelta(block.blockId, part.argumentsDelta);
         break;
       }
       case 'tool-call-end': {

@@ -27,6 +27,26 @@ describe('RunLog', () => {
     expect(toMessage(log.state)).toEqual(toMessage(reduceAll(createMessageState(), events)));
   });
 
+  it('appends a delta made whole exactly as it appends the same draft', () => {
+    const logs = [new RunLog('run_1', { now: () => 1000 }), new RunLog('run_1', { now: () => 1000 })];
+    const told: LoggedRunEvent[][] = [[], []];
+    const mirrored: LoggedRunEvent[][] = [[], []];
+    logs.forEach((log, index) => {
+      fill(log, 1);
+      log.subscribe((event) => told[index]?.push(event));
+      log.own({ onAppend: (event) => mirrored[index]?.push(event) });
+    });
+    const [byDraft, whole] = logs as [RunLog, RunLog];
+    const drafted = byDraft.append({ type: 'block.delta', blockId: 'b1', text: '订单' });
+    const made = whole.appendDelta('b1', '订单');
+    expect(made).toEqual(drafted);
+    // The same text on the wire, key order included.
+    expect(JSON.stringify(made)).toBe(JSON.stringify(drafted));
+    expect(whole.state).toEqual(byDraft.state);
+    expect(told[1]).toEqual(told[0]);
+    expect(mirrored[1]).toEqual([made]);
+  });
+
   it('replays from the buffer, and answers a resume from before it with a snapshot of everything', () => {
     const log = new RunLog('run_1', { capacity: 4 });
     fill(log, 8);

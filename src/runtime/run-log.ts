@@ -141,6 +141,25 @@ export class RunLog {
   }
 
   /**
+   * `append` of a delta, most of what a run appends: the event is made whole at once, in its final
+   * shape (the fields in `append`'s order), rather than a draft that grows three fields.
+   */
+  appendDelta(blockId: string, text: string): LoggedRunEvent {
+    const event: LoggedRunEvent = {
+      type: 'block.delta',
+      blockId,
+      text,
+      runId: this.runId,
+      seq: this.#state.lastSeq + 1,
+      at: this.#now(),
+    };
+    this.#take(event);
+    this.#onAppend?.(event);
+    this.#tell(event);
+    return event;
+  }
+
+  /**
    * Take in an event another instance stamped (this log is a replica following the shared log):
    * reduced, buffered and told to subscribers like an appended one, never persisted or mirrored
    * here, since its owner does that. A replay (seq already seen) is ignored.
