@@ -28,6 +28,24 @@ describe('KeptFrames', () => {
     expect(frames.join(3, 3)).toBeNull();
   });
 
+  it('numbers a deferred frame now and keeps its bytes once filled, wherever the store stands then', () => {
+    const frames = new KeptFrames();
+    frames.push('<0>');
+    frames.defer();
+    frames.push('<2>');
+    expect(frames.isDeferred(1)).toBe(true);
+    expect(frames.at(1)).toBeNull();
+    expect(text(frames.join(0, 3))).toBe('<0><2>');
+    frames.fill(1, '<1>');
+    frames.fill(1, 'again');
+    frames.fill(2, 'not deferred');
+    expect(frames.isDeferred(1)).toBe(false);
+    expect([0, 1, 2].map((index) => text(frames.at(index)))).toEqual(['<0>', '<1>', '<2>']);
+    // Filled after <2>, so not next to <0>: joined by a copy, in order all the same.
+    expect(text(frames.join(0, 3))).toBe('<0><1><2>');
+    expect(text(frames.join(1, 3))).toBe('<1><2>');
+  });
+
   it('joins any span of any frames to their concatenation, across slabs and past both ends', () => {
     const frame = fc.oneof(
       fc.constant(null),

@@ -6,6 +6,8 @@ const INITIAL_FRAMES = 256;
 
 const encoder = new TextEncoder();
 const EMPTY = new Uint8Array(0);
+/** The offsets of a deferred frame not yet filled. */
+const DEFERRED = -1;
 
 /**
  * On Node, a slab is a Buffer: allocated without zeroing (every byte read was written first; a fresh
@@ -32,6 +34,8 @@ function writeUtf8(slab: Uint8Array, text: string, offset: number): number {
  * at once is one view of a slab, not a copy of the frames joined.
  *
  * Frames are numbered from 0 in the order pushed; a missing frame (`null`, or empty) takes no bytes.
+ * A frame may also be deferred (`defer`): numbered now, its bytes written later (`fill`), wherever the
+ * store stands then; until filled it has no bytes and no size.
  */
 export class KeptFrames {
   readonly #slabs: Uint8Array[] = [];
@@ -50,6 +54,29 @@ export class KeptFrames {
     if (this.#count === this.#start.length) this.#grow();
     const index = this.#count;
     this.#count += 1;
+    this.#write(index, frame);
+  }
+
+  /** Number the next frame without its bytes yet: `fill` writes them. */
+  defer(): void {
+    if (this.#count === this.#start.length) this.#grow();
+    const index = this.#count;
+    this.#count += 1;
+    this.#slabOf[index] = 0;
+    this.#start[index] = DEFERRED;
+    this.#end[index] = DEFERRED;
+  }
+
+  isDeferred(index: number): boolean {
+    return index >= 0 && index < this.#count && this.#start[index] === DEFERRED;
+  }
+
+  /** Write the bytes of a deferred frame (once: a frame that is not deferred is left as it is). */
+  fill(index: number, frame: LogFrame | null): void {
+    if (this.isDeferred(index)) this.#write(index, frame);
+  }
+
+  #write(index: number, frame: LogFrame | null): void {
     if (frame === null || frame.length === 0) {
       this.#slabOf[index] = Math.max(0, this.#slabs.length - 1);
       this.#start[index] = this.#used;
@@ -71,7 +98,10 @@ export class KeptFrames {
     this.#end[index] = this.#used;
   }
 
-  /** The frame's bytes (a view of its slab), `null` for a missing one, `undefined` past the end. */
+  /**
+   * The frame's bytes (a view of its slab), `null` for a missing one (or one deferred and not yet
+   * filled), `undefined` past the end.
+   */
   at(index: number): Uint8Array | null | undefined {
     if (index < 0 || index >= this.#count) return undefined;
     const start = this.#start[index] as number;
@@ -87,8 +117,8 @@ export class KeptFrames {
   }
 
   /**
-   * The frames from `from` up to `to` (exclusive), joined: a view when they lie in one slab (almost
-   * always), else a copy of the pieces. `null` when they have no bytes.
+   * The frames from `from` up to `to` (exclusive), joined: a view when they lie one after another in
+   * one slab (almost always), else a copy of the pieces. `null` when they have no bytes.
    */
   join(from: number, to: number): Uint8Array | null {
     const pieces: Uint8Array[] = [];
@@ -100,7 +130,8 @@ export class KeptFrames {
       const start = this.#start[index] as number;
       let end = this.#end[index] as number;
       index += 1;
-      while (index < last && this.#slabOf[index] === slab) {
+      // Frames written in order lie one after another; a deferred one, filled later, does not.
+      while (index < last && this.#slabOf[index] === slab && this.#start[index] === end) {
         end = this.#end[index] as number;
         index += 1;
       }

@@ -18,8 +18,22 @@ import type { LoggedRunEvent, RunSnapshotEvent } from '../protocol/index.ts';
 /** One event's frame on a face: its text, or that text's UTF-8 bytes. */
 export type LogFrame = string | Uint8Array;
 
+/**
+ * What a kept face's mapper answers for an event whose frame it can make again whenever asked (see
+ * `LogFaceMapper.frameOf`): nothing is kept for it while the log's ring holds the event.
+ */
+export const MADE_ON_READ: unique symbol = Symbol('made on read');
+
 export interface LogFaceMapper {
-  map(event: LoggedRunEvent | RunSnapshotEvent): LogFrame | null;
+  map(event: LoggedRunEvent | RunSnapshotEvent): LogFrame | null | typeof MADE_ON_READ;
+  /**
+   * For a face that folds the run but whose frames of most events depend on little of the fold (a
+   * Responses delta needs only the sequence number it was given and its block's item): the frame of
+   * an event `map` answered `MADE_ON_READ` for, the same text every time. The face makes such frames
+   * when read, joined and encoded once per write like those of a face that keeps none, and keeps them
+   * only once the ring lets their events go.
+   */
+  frameOf?(event: LoggedRunEvent | RunSnapshotEvent): LogFrame | null;
 }
 
 export interface LogFaceDefinition<Mapper extends LogFaceMapper> {
@@ -37,7 +51,8 @@ export interface LogFaceDefinition<Mapper extends LogFaceMapper> {
    * Otherwise the face maps each event once, as it is appended, and keeps every frame since it began,
    * also those of events the ring has dropped: for a face that folds the run and whose readers resume
    * by its own numbering (Responses' `sequence_number`), which a snapshot of the native log cannot
-   * continue.
+   * continue. Such a mapper may still make most frames when read (`MADE_ON_READ`, `frameOf`): those
+   * are kept only once the ring lets their events go.
    */
   onRead?: boolean;
 }

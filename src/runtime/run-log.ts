@@ -11,7 +11,13 @@ import {
   toMessage,
 } from '../protocol/index.ts';
 import { KeptFrames } from './kept-frames.ts';
-import type { LogFace, LogFaceDefinition, LogFaceMapper, LogFrame } from './log-face.ts';
+import {
+  type LogFace,
+  type LogFaceDefinition,
+  type LogFaceMapper,
+  type LogFrame,
+  MADE_ON_READ,
+} from './log-face.ts';
 
 export interface RunLogOptions {
   /** Events kept for replay; older ones are answered with a snapshot. Default 10,000. */
@@ -48,6 +54,8 @@ interface FaceSlots<Mapper extends LogFaceMapper> extends LogFace<Mapper> {
   frames: KeptFrames;
   /** The seq of the face's first frame. */
   firstSeq: number;
+  /** The mapper makes some frames when read (`frameOf`): kept only once their events leave the ring. */
+  makesOnRead: boolean;
   preamble: LogFrame | null;
   preambleSeq: number;
 }
@@ -181,12 +189,20 @@ export class RunLog {
   #take(event: LoggedRunEvent): void {
     this.#state = reduceOwned(this.#state, event);
     const slot = this.#slotOf(event.seq);
-    if (slot === this.#ring.length) this.#ring.push(event);
-    else this.#ring[slot] = event;
     const faces = this.#faceList;
+    if (slot === this.#ring.length) this.#ring.push(event);
+    else {
+      // The ring lets its oldest event go: frames made on read are kept from now on.
+      const leaving = this.#ring[slot] as LoggedRunEvent;
+      for (let index = 0; index < faces.length; index += 1) {
+        const face = faces[index] as FaceSlots<LogFaceMapper>;
+        if (face.makesOnRead) keepFrameOf(face, leaving);
+      }
+      this.#ring[slot] = event;
+    }
     for (let index = 0; index < faces.length; index += 1) {
       const face = faces[index] as FaceSlots<LogFaceMapper>;
-      face.frames.push(face.mapper.map(event));
+      takeFrame(face, face.mapper.map(event));
     }
   }
 
@@ -215,38 +231,54 @@ export class RunLog {
         preambleSeq: 0,
         frameAt: (seq) => {
           const event = this.eventAt(seq);
-          return event === undefined ? undefined : mapper.map(event);
+          if (event === undefined) return undefined;
+          const frame = mapper.map(event);
+          return frame === MADE_ON_READ ? (mapper.frameOf?.(event) ?? null) : frame;
         },
       };
       this.#faces.set(definition.key, face as unknown as FaceSlots<LogFaceMapper>);
       return face;
     }
-    // One frame per seq from the face's first event on, kept for as long as the log is.
+    // One frame per seq from the face's first event on, kept for as long as the log is (those made
+    // on read, once the ring lets their events go).
     const frames = new KeptFrames();
+    const makesOnRead = mapper.frameOf !== undefined;
     const face: FaceSlots<Mapper> = {
       mapper,
       frames,
       firstSeq: this.oldestSeq,
+      makesOnRead,
       preamble: null,
       preambleSeq: 0,
-      frameAt: (seq) => frames.at(seq - face.firstSeq),
-      kept: {
-        sizeAt: (seq) => frames.sizeAt(seq - face.firstSeq),
-        bytesBetween: (afterSeq, throughSeq) =>
-          frames.join(afterSeq + 1 - face.firstSeq, throughSeq + 1 - face.firstSeq),
+      frameAt: (seq) => {
+        const index = seq - face.firstSeq;
+        if (!frames.isDeferred(index)) return frames.at(index);
+        const event = this.eventAt(seq);
+        return event === undefined ? undefined : (mapper.frameOf?.(event) ?? null);
       },
+      // Frames made on read are joined by the reader like those of an on-read face.
+      ...(makesOnRead
+        ? {}
+        : {
+            kept: {
+              sizeAt: (seq: number) => frames.sizeAt(seq - face.firstSeq),
+              bytesBetween: (afterSeq: number, throughSeq: number) =>
+                frames.join(afterSeq + 1 - face.firstSeq, throughSeq + 1 - face.firstSeq),
+            },
+          }),
     };
     if (definition.fromStart && this.oldestSeq > 1 && this.#state.lastSeq > 0) {
       // The log no longer holds the run's start: the face begins from the whole message as of the
       // newest event, as a snapshot, and maps what comes after it.
       const snapshot = this.snapshot();
-      face.preamble = mapper.map(snapshot);
+      const preamble = mapper.map(snapshot);
+      face.preamble = preamble === MADE_ON_READ ? (mapper.frameOf?.(snapshot) ?? null) : preamble;
       face.preambleSeq = snapshot.seq;
       face.firstSeq = snapshot.seq + 1;
     } else {
       for (let seq = this.oldestSeq; seq <= this.#state.lastSeq; seq += 1) {
         const event = this.#ring[this.#slotOf(seq)];
-        frames.push(event === undefined ? null : mapper.map(event));
+        takeFrame(face, event === undefined ? null : mapper.map(event));
       }
     }
     this.#faces.set(definition.key, face as unknown as FaceSlots<LogFaceMapper>);
@@ -324,4 +356,16 @@ export class RunLog {
       if (onAbandon !== undefined) this.#abandonListeners.delete(onAbandon);
     };
   }
+}
+
+/** A kept face takes the frame its mapper made for the next event, or numbers it to make on read. */
+function takeFrame(face: FaceSlots<LogFaceMapper>, frame: LogFrame | null | typeof MADE_ON_READ): void {
+  if (frame === MADE_ON_READ) face.frames.defer();
+  else face.frames.push(frame);
+}
+
+/** The frame of an event the ring lets go, made on read until now, is kept. */
+function keepFrameOf(face: FaceSlots<LogFaceMapper>, event: LoggedRunEvent): void {
+  const index = event.seq - face.firstSeq;
+  if (face.frames.isDeferred(index)) face.frames.fill(index, face.mapper.frameOf?.(event) ?? null);
 }

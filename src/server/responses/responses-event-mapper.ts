@@ -64,8 +64,10 @@ export class ResponsesEventMapper {
     // is only finished by an event about another block).
     if (event.type === 'block.delta' && (this.#held === undefined || this.#held === event.blockId)) {
       this.#state = reduceOwned(this.#state, event);
-      const mapped = this.#delta(event);
-      return mapped === undefined ? [] : [mapped];
+      const mapped = this.#deltaEvent(event, this.#sequence);
+      if (mapped === undefined) return [];
+      this.#sequence += 1;
+      return [mapped];
     }
     const previous = this.#state;
     const out: ResponsesStreamEvent[] = [];
@@ -132,8 +134,11 @@ export class ResponsesEventMapper {
         break;
       }
       case 'block.delta': {
-        const mapped = this.#delta(event);
-        if (mapped !== undefined) out.push(mapped);
+        const mapped = this.#deltaEvent(event, this.#sequence);
+        if (mapped !== undefined) {
+          out.push(mapped);
+          this.#sequence += 1;
+        }
         break;
       }
       case 'block.updated': {
@@ -229,13 +234,40 @@ export class ResponsesEventMapper {
     return out;
   }
 
+  /**
+   * Take in a delta as `push` does, for a face that makes delta frames when read: the sequence number
+   * its Responses event was given (`deltaEvent` makes that event again whenever asked), `null` when it
+   * has none, or `undefined` when it must go through `push` instead (it finishes a held host call).
+   */
+  pushDelta(event: Extract<LoggedRunEvent, { type: 'block.delta' }>): number | null | undefined {
+    if (this.#held !== undefined && this.#held !== event.blockId) return undefined;
+    this.#state = reduceOwned(this.#state, event);
+    if (this.#deltaEvent(event, this.#sequence) === undefined) return null;
+    const sequence = this.#sequence;
+    this.#sequence += 1;
+    return sequence;
+  }
+
+  /**
+   * The Responses event of a delta taken in by `pushDelta` (or `push`), with the sequence number it was
+   * given: the same event every time, since a block's kind, item id and output index never change.
+   */
+  deltaEvent(
+    event: Extract<LoggedRunEvent, { type: 'block.delta' }>,
+    sequenceNumber: number,
+  ): ResponsesStreamEvent | undefined {
+    return this.#deltaEvent(event, sequenceNumber);
+  }
+
   /** The Responses event of a delta the state has taken in, if its block has one. */
-  #delta(event: Extract<LoggedRunEvent, { type: 'block.delta' }>): ResponsesStreamEvent | undefined {
+  #deltaEvent(
+    event: Extract<LoggedRunEvent, { type: 'block.delta' }>,
+    sequence_number: number,
+  ): ResponsesStreamEvent | undefined {
     const block = this.#block(event.blockId);
     if (block === undefined) return undefined;
     const item_id = this.#itemId(block);
     const output_index = this.#indexOf(block.blockId);
-    const sequence_number = this.#sequence;
     let mapped: ResponsesStreamEvent;
     if (block.kind === 'answer')
       mapped = {
@@ -267,7 +299,6 @@ export class ResponsesEventMapper {
         delta: event.text,
       };
     else return undefined;
-    this.#sequence += 1;
     return mapped;
   }
 

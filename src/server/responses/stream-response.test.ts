@@ -1,7 +1,46 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ResponsesStreamEvent } from './responses-event-mapper.ts';
-import { encodeResponsesEvent } from './stream-response.ts';
+import type { LoggedRunEvent } from '../../protocol/index.ts';
+import { RunLog } from '../../runtime/index.ts';
+import { ResponsesEventMapper, type ResponsesStreamEvent } from './responses-event-mapper.ts';
+import { encodeResponsesEvent, responseObjectOf, streamResponse } from './stream-response.ts';
+import { AFTER_PAUSE, CONTEXT, UNTIL_PAUSE } from './test-support/responses-fixture.ts';
+
+/** The body of a stream, without the SSE prelude (`retry:`) that is not a Responses event. */
+async function bodyOf(response: Response): Promise<string> {
+  return (await response.text()).replace(/^retry: \d+\n\n/, '');
+}
+
+describe('a Responses stream', () => {
+  for (const capacity of [1, 4, 10_000])
+    for (const ndjson of [false, true])
+      it(`is the mapper's events, whole and from every sequence number (ring of ${capacity}, ${ndjson ? 'NDJSON' : 'SSE'})`, async () => {
+        const log = new RunLog('run_1', { capacity });
+        const accept = ndjson ? 'application/x-ndjson' : 'text/event-stream';
+        // The face begins with the run, as when a POST starts it; its deltas are made when read, and
+        // kept once a small ring lets them go.
+        const first = log.append(UNTIL_PAUSE[0] as Parameters<RunLog['append']>[0]);
+        streamResponse(log, CONTEXT, { afterSequence: -1 }, accept).body?.cancel();
+        // The Response object comes from the SSE face's fold: begun with the run too, as the server's
+        // POST does. (One begun later from a snapshot cannot know the usage: the message has none.)
+        responseObjectOf(log, CONTEXT);
+        const events: LoggedRunEvent[] = [first];
+        for (const draft of [...UNTIL_PAUSE.slice(1), ...AFTER_PAUSE]) events.push(log.append(draft));
+        const reference = new ResponsesEventMapper(CONTEXT);
+        const expected = events.flatMap((event) => reference.push(event));
+        const encoded = expected.map((event) => encodeResponsesEvent(event, ndjson));
+        expect(await bodyOf(streamResponse(log, CONTEXT, { afterSequence: -1 }, accept))).toBe(
+          encoded.join(''),
+        );
+        for (let after = 0; after < expected.length - 1; after += 1)
+          expect(await bodyOf(streamResponse(log, CONTEXT, { afterSequence: after }, accept))).toBe(
+            encoded.slice(after + 1).join(''),
+          );
+        // Everything read: nothing more will come.
+        expect(streamResponse(log, CONTEXT, { afterSequence: expected.length - 1 }, accept).status).toBe(204);
+        expect(responseObjectOf(log, CONTEXT)).toEqual(reference.response());
+      });
+});
 
 describe('the field-by-field JSON of a Responses text delta', () => {
   it('is JSON.stringify exactly, whatever the fields, their order, extra or inherited keys', () => {

@@ -1,5 +1,17 @@
-import { NDJSON_CONTENT_TYPE, SSE_CONTENT_TYPE } from '../../protocol/index.ts';
-import type { LogFace, LogFaceDefinition, LogFaceMapper, LogFrame, RunLog } from '../../runtime/index.ts';
+import {
+  type LoggedRunEvent,
+  NDJSON_CONTENT_TYPE,
+  type RunSnapshotEvent,
+  SSE_CONTENT_TYPE,
+} from '../../protocol/index.ts';
+import {
+  type LogFace,
+  type LogFaceDefinition,
+  type LogFaceMapper,
+  type LogFrame,
+  MADE_ON_READ,
+  type RunLog,
+} from '../../runtime/index.ts';
 import { encodeUtf8 } from '../encode-utf8.ts';
 import {
   endsStream,
@@ -75,19 +87,61 @@ function responsesEventJson(event: ResponsesStreamEvent): string {
 class ResponsesFaceMapper implements LogFaceMapper {
   readonly events: ResponsesEventMapper;
   readonly #ndjson: boolean;
+  /** The sequence number each delta's Responses event was given, by native seq. */
+  readonly #deltaSequences = new SequenceNumbers();
 
   constructor(context: ResponseContext, ndjson: boolean) {
     this.events = new ResponsesEventMapper(context);
     this.#ndjson = ndjson;
   }
 
-  map(event: Parameters<LogFaceMapper['map']>[0]): LogFrame | null {
+  map(event: LoggedRunEvent | RunSnapshotEvent): LogFrame | null | typeof MADE_ON_READ {
+    if (event.type === 'block.delta') {
+      // Most of a run: folded now, its frame made when read (from the event, its sequence number and
+      // its block's item), like the native face's, instead of kept beside it.
+      const sequence = this.events.pushDelta(event);
+      if (sequence === null) return null;
+      if (sequence !== undefined) {
+        this.#deltaSequences.set(event.seq, sequence);
+        return MADE_ON_READ;
+      }
+    }
     const mapped = this.events.push(event);
     if (mapped.length === 0) return null;
     let text = '';
     for (const one of mapped) text += encodeResponsesEvent(one, this.#ndjson);
     // The log keeps it as UTF-8, beside the frames before it (see `KeptFrames`).
     return text;
+  }
+
+  frameOf(event: LoggedRunEvent | RunSnapshotEvent): LogFrame | null {
+    if (event.type !== 'block.delta') return null;
+    const sequence = this.#deltaSequences.get(event.seq);
+    const mapped = sequence === undefined ? undefined : this.events.deltaEvent(event, sequence);
+    return mapped === undefined ? null : encodeResponsesEvent(mapped, this.#ndjson);
+  }
+}
+
+/** Numbers by seq, for seqs that arrive in increasing order: a typed array, not an entry per seq. */
+class SequenceNumbers {
+  #firstSeq = -1;
+  #values = new Int32Array(256).fill(-1);
+
+  set(seq: number, value: number): void {
+    if (this.#firstSeq === -1) this.#firstSeq = seq;
+    const index = seq - this.#firstSeq;
+    if (index < 0) return;
+    if (index >= this.#values.length) {
+      const grown = new Int32Array(Math.max(this.#values.length * 2, index + 1)).fill(-1);
+      grown.set(this.#values);
+      this.#values = grown;
+    }
+    this.#values[index] = value;
+  }
+
+  get(seq: number): number | undefined {
+    const value = this.#values[seq - this.#firstSeq];
+    return value === undefined || value === -1 ? undefined : value;
   }
 }
 
