@@ -30,8 +30,7 @@ function writeUtf8(slab: Uint8Array, text: string, offset: number): number {
  * The frames a face keeps, as UTF-8 in large append-only slabs, one after another. A frame per event
  * as its own string or byte array is an object per event for the garbage collector to copy while it
  * is young and to mark for as long as the run is kept; here a run's frames are a few slabs and three
- * typed arrays of offsets. And since consecutive frames lie next to each other, what a reader writes
- * at once is one view of a slab, not a copy of the frames joined.
+ * typed arrays of offsets, and a frame read is a view of its slab.
  *
  * Frames are numbered from 0 in the order pushed; a missing frame (`null`, or empty) takes no bytes.
  * A frame may also be deferred (`defer`): numbered now, its bytes written later (`fill`), wherever the
@@ -108,46 +107,6 @@ export class KeptFrames {
     const end = this.#end[index] as number;
     if (start === end) return null;
     return (this.#slabs[this.#slabOf[index] as number] as Uint8Array).subarray(start, end);
-  }
-
-  /** The frame's size in bytes: 0 for a missing one, `undefined` past the end. */
-  sizeAt(index: number): number | undefined {
-    if (index < 0 || index >= this.#count) return undefined;
-    return (this.#end[index] as number) - (this.#start[index] as number);
-  }
-
-  /**
-   * The frames from `from` up to `to` (exclusive), joined: a view when they lie one after another in
-   * one slab (almost always), else a copy of the pieces. `null` when they have no bytes.
-   */
-  join(from: number, to: number): Uint8Array | null {
-    const pieces: Uint8Array[] = [];
-    let size = 0;
-    let index = Math.max(0, from);
-    const last = Math.min(to, this.#count);
-    while (index < last) {
-      const slab = this.#slabOf[index] as number;
-      const start = this.#start[index] as number;
-      let end = this.#end[index] as number;
-      index += 1;
-      // Frames written in order lie one after another; a deferred one, filled later, does not.
-      while (index < last && this.#slabOf[index] === slab && this.#start[index] === end) {
-        end = this.#end[index] as number;
-        index += 1;
-      }
-      if (end > start) {
-        pieces.push((this.#slabs[slab] as Uint8Array).subarray(start, end));
-        size += end - start;
-      }
-    }
-    if (pieces.length <= 1) return pieces[0] ?? null;
-    const joined = new Uint8Array(size);
-    let offset = 0;
-    for (const piece of pieces) {
-      joined.set(piece, offset);
-      offset += piece.length;
-    }
-    return joined;
   }
 
   #newSlab(atLeast: number): void {

@@ -74,16 +74,4 @@ export interface LogFace<Mapper extends LogFaceMapper = LogFaceMapper> {
    */
   readonly preamble: LogFrame | null;
   readonly preambleSeq: number;
-  /**
-   * For a face that keeps its frames: each frame's size in bytes (0 for none, `undefined` when not
-   * held), and the frames of a span of seqs as one run of UTF-8 bytes, a view of where they are kept
-   * rather than a copy per frame (see `KeptFrames`).
-   */
-  readonly kept?: KeptFace;
-}
-
-export interface KeptFace {
-  sizeAt(seq: number): number | undefined;
-  /** The frames of the events after `afterSeq` through `throughSeq`, joined; `null` when they have none. */
-  bytesBetween(afterSeq: number, throughSeq: number): Uint8Array | null;
 }

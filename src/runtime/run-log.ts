@@ -256,16 +256,6 @@ export class RunLog {
         const event = this.eventAt(seq);
         return event === undefined ? undefined : (mapper.frameOf?.(event) ?? null);
       },
-      // Frames made on read are joined by the reader like those of an on-read face.
-      ...(makesOnRead
-        ? {}
-        : {
-            kept: {
-              sizeAt: (seq: number) => frames.sizeAt(seq - face.firstSeq),
-              bytesBetween: (afterSeq: number, throughSeq: number) =>
-                frames.join(afterSeq + 1 - face.firstSeq, throughSeq + 1 - face.firstSeq),
-            },
-          }),
     };
     if (definition.fromStart && this.oldestSeq > 1 && this.#state.lastSeq > 0) {
       // The log no longer holds the run's start: the face begins from the whole message as of the

@@ -1,4 +1,4 @@
-import type { KeptFace, LogFace, RunLog } from '../runtime/index.ts';
+import type { LogFace, RunLog } from '../runtime/index.ts';
 import { encodeUtf8 } from './encode-utf8.ts';
 
 /** Characters (or bytes) of frames one write takes at most when a reader has many to catch up on. */
@@ -112,38 +112,8 @@ export class LogCursor {
       (cached.through === log.lastSeq || cached.ended || cached.capped)
     )
       return cached;
-    const joined =
-      this.#face.kept !== undefined ? this.#joinKept(this.#face.kept, maxChars) : this.#joinText(maxChars);
-    lastJoins.set(this.#face, joined);
-    return joined;
-  }
-
-  /** A kept face's frames lie one after another: find where to stop, then take them as one view. */
-  #joinKept(kept: KeptFace, maxBytes: number): Joined {
-    const log = this.#log;
-    const from = this.#seq;
-    let size = 0;
-    let through = from;
-    let ended = false;
-    while (through < log.lastSeq && size < maxBytes) {
-      const frameSize = kept.sizeAt(through + 1);
-      if (frameSize === undefined) break;
-      through += 1;
-      size += frameSize;
-      if (isEnding(log, through)) {
-        ended = true;
-        break;
-      }
-    }
-    const capped = !ended && through < log.lastSeq && size >= maxBytes;
-    return { from, through, bytes: through > from ? kept.bytesBetween(from, through) : null, ended, capped };
-  }
-
-  #joinText(maxChars: number): Joined {
-    const log = this.#log;
-    const from = this.#seq;
     let text = '';
-    /** Frames given as bytes, with the text before each encoded in between (rare). */
+    /** Frames kept as bytes, with the text before each encoded in between (rare: kept faces). */
     let parts: Uint8Array[] | undefined;
     let size = 0;
     let through = from;
@@ -171,7 +141,9 @@ export class LogCursor {
     const capped = !ended && through < log.lastSeq && size >= maxChars;
     if (parts !== undefined && text !== '') parts.push(encodeUtf8(text));
     const bytes = parts !== undefined ? concatBytes(parts) : text === '' ? null : encodeUtf8(text);
-    return { from, through, bytes, ended, capped };
+    const joined: Joined = { from, through, bytes, ended, capped };
+    lastJoins.set(this.#face, joined);
+    return joined;
   }
 }
 
