@@ -193,11 +193,13 @@ export class RunLog {
     if (slot === this.#ring.length) this.#ring.push(event);
     else {
       // The ring lets its oldest event go: frames made on read are kept from now on.
-      const leaving = this.#ring[slot] as LoggedRunEvent;
-      for (let index = 0; index < faces.length; index += 1) {
-        const face = faces[index] as FaceSlots<LogFaceMapper>;
-        if (face.makesOnRead) keepFrameOf(face, leaving);
-      }
+      const leaving = this.#ring[slot];
+      // (A gap in the seqs, which the log's feeders refuse, would leave the slot empty.)
+      if (leaving !== undefined)
+        for (let index = 0; index < faces.length; index += 1) {
+          const face = faces[index] as FaceSlots<LogFaceMapper>;
+          if (face.makesOnRead) keepFrameOf(face, leaving);
+        }
       this.#ring[slot] = event;
     }
     for (let index = 0; index < faces.length; index += 1) {
