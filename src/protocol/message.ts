@@ -110,5 +110,30 @@ export function toMessage(state: MessageState): Message {
 
 /** Rebuild reducer state from a persisted message (a page refresh, a snapshot). */
 export function fromMessage(message: Message): MessageState {
-  return { ...message, hint: null, anomalies: [] };
+  return patchState(message as MessageState, { hint: null, anomalies: [] });
+}
+
+/**
+ * A copy of a state with some fields changed, made as one object literal of every field in one order.
+ * Every state then has one shape, which a spread does not promise: V8 may give a spread's copy a map of
+ * its own, and code that reads states (a run log's, many times per event) then meets a map it has not
+ * seen and deoptimises, run after run.
+ */
+export function patchState(state: MessageState, patch: Partial<MessageState>): MessageState {
+  const next: MessageState = {
+    runId: state.runId,
+    conversationId: state.conversationId,
+    messageId: state.messageId,
+    status: state.status,
+    blocks: state.blocks,
+    pause: state.pause,
+    finishReason: state.finishReason,
+    error: state.error,
+    startedAt: state.startedAt,
+    endedAt: state.endedAt,
+    lastSeq: state.lastSeq,
+    hint: state.hint,
+    anomalies: state.anomalies,
+  };
+  return Object.assign(next, patch);
 }

@@ -1,7 +1,7 @@
 import type { Block, ConfirmBlock, ToolBlock } from './block.ts';
 import { isTextBlock } from './block.ts';
 import type { MessageState, ReduceAnomaly } from './message.ts';
-import { fromMessage } from './message.ts';
+import { fromMessage, patchState } from './message.ts';
 import type {
   BlockDeltaEvent,
   BlockEndedEvent,
@@ -38,22 +38,25 @@ export function reduce(state: MessageState, event: RunEvent): MessageState {
         `snapshot of run ${event.message.runId} sent as ${event.runId}`,
       );
     }
-    return { ...fromMessage(event.message), lastSeq: event.seq, anomalies: state.anomalies };
+    return patchState(fromMessage(event.message), { lastSeq: event.seq, anomalies: state.anomalies });
   }
   if (isFinished(state)) {
     // A finished run is final: whatever follows is a producer bug to surface, not to apply.
-    return {
-      ...withAnomaly(state, event, 'after_finish', `${event.type} after the run finished`),
+    return patchState(withAnomaly(state, event, 'after_finish', `${event.type} after the run finished`), {
       lastSeq: event.seq,
-    };
+    });
   }
   // A reader that joins mid-log without run.started still pins the run it is reading.
-  let next = state.runId === null ? { ...state, runId: event.runId } : state;
+  let next = state.runId === null ? patchState(state, { runId: event.runId }) : state;
   if (event.seq > state.lastSeq + 1) {
     next = withAnomaly(next, event, 'seq_gap', `expected seq ${state.lastSeq + 1}, got ${event.seq}`);
   }
   if (event.type === 'run.finished') next = reportOpenBlocks(next, event);
-  return { ...applyLogged(next, event), lastSeq: event.seq };
+  const applied = applyLogged(next, event);
+  // A state of its own (never the one given), so the caller may keep both.
+  if (applied === next) return patchState(next, { lastSeq: event.seq });
+  applied.lastSeq = event.seq;
+  return applied;
 }
 
 /**
@@ -123,14 +126,13 @@ type AppliedEvent = Exclude<LoggedRunEvent, { type: 'run.snapshot' }>;
 function applyLogged(state: MessageState, event: AppliedEvent): MessageState {
   switch (event.type) {
     case 'run.started':
-      return {
-        ...state,
+      return patchState(state, {
         runId: event.runId,
         conversationId: event.conversationId,
         messageId: event.messageId,
         status: 'running',
         startedAt: event.at,
-      };
+      });
     case 'block.started':
       return startBlock(state, event);
     case 'block.delta':
@@ -140,21 +142,20 @@ function applyLogged(state: MessageState, event: AppliedEvent): MessageState {
     case 'block.ended':
       return endBlock(state, event);
     case 'run.hint':
-      return { ...state, hint: { code: event.code, text: event.text, at: event.at } };
+      return patchState(state, { hint: { code: event.code, text: event.text, at: event.at } });
     case 'run.paused':
-      return { ...state, status: 'paused', pause: { reason: event.reason, pending: event.pending } };
+      return patchState(state, { status: 'paused', pause: { reason: event.reason, pending: event.pending } });
     case 'run.resumed':
-      return { ...state, status: 'running', pause: null };
+      return patchState(state, { status: 'running', pause: null });
     case 'run.finished':
-      return {
-        ...state,
+      return patchState(state, {
         status: event.status,
         pause: null,
         hint: null,
         finishReason: event.reason ?? null,
         error: event.error ?? null,
         endedAt: event.at,
-      };
+      });
   }
 }
 
@@ -201,7 +202,7 @@ function startBlock(state: MessageState, event: BlockStartedEvent): MessageState
     default:
       block = { blockId: event.blockId, kind: event.kind, status: 'streaming', text: '', ...timing };
   }
-  return { ...state, blocks: [...state.blocks, block] };
+  return patchState(state, { blocks: [...state.blocks, block] });
 }
 
 function appendDelta(state: MessageState, event: BlockDeltaEvent): MessageState {
@@ -274,7 +275,7 @@ function endBlock(state: MessageState, event: BlockEndedEvent): MessageState {
 function replaceBlock(state: MessageState, index: number, block: Block): MessageState {
   const blocks = state.blocks.slice();
   blocks[index] = block;
-  return { ...state, blocks };
+  return patchState(state, { blocks });
 }
 
 function withAnomaly(
@@ -283,5 +284,7 @@ function withAnomaly(
   code: ReduceAnomaly['code'],
   message: string,
 ): MessageState {
-  return { ...state, anomalies: [...state.anomalies, { seq: event.seq, type: event.type, code, message }] };
+  return patchState(state, {
+    anomalies: [...state.anomalies, { seq: event.seq, type: event.type, code, message }],
+  });
 }

@@ -5,6 +5,7 @@ import {
   type LoggedRunEvent,
   type Message,
   type MessageState,
+  patchState,
   type RunEventDraft,
   type RunSnapshotEvent,
   reduceOwned,
@@ -99,14 +100,14 @@ export class RunLog {
     this.#onAppend = options.onAppend;
     // The state is reduced in place (`reduceOwned`): it must share no open block with the caller.
     this.#state = options.initial
-      ? { ...fromMessage(options.initial), blocks: copyOwnedBlocks(options.initial.blocks) }
+      ? patchState(fromMessage(options.initial), { blocks: copyOwnedBlocks(options.initial.blocks) })
       : createMessageState();
     this.#firstSeq = this.#state.lastSeq + 1;
   }
 
   /** The message as of the newest event: a copy, which later events leave as it is. */
   get state(): MessageState {
-    return { ...this.#state, blocks: copyOwnedBlocks(this.#state.blocks) };
+    return patchState(this.#state, { blocks: copyOwnedBlocks(this.#state.blocks) });
   }
 
   /** The persisted form of `state`, equally a copy. */
