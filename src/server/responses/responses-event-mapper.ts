@@ -242,7 +242,15 @@ export class ResponsesEventMapper {
   pushDelta(event: Extract<LoggedRunEvent, { type: 'block.delta' }>): number | null | undefined {
     if (this.#held !== undefined && this.#held !== event.blockId) return undefined;
     this.#state = reduceOwned(this.#state, event);
-    if (this.#deltaEvent(event, this.#sequence) === undefined) return null;
+    const block = this.#block(event.blockId);
+    if (
+      block === undefined ||
+      !(block.kind === 'answer' || block.kind === 'reasoning' || block.kind === 'tool')
+    )
+      return null;
+    // The item id and output index are fixed from here on, for `deltaEvent` to give the same event.
+    this.#itemId(block);
+    this.#indexOf(block.blockId);
     const sequence = this.#sequence;
     this.#sequence += 1;
     return sequence;

@@ -72,11 +72,16 @@ function responsesEventJson(event: ResponsesStreamEvent): string {
     logprobs.length !== 0
   )
     return JSON.stringify(event);
-  if (item_id !== lastItemId) {
-    lastItemId = item_id;
-    lastItemIdJson = JSON.stringify(item_id);
+  return textDeltaJson(sequence_number, item_id, output_index as number, delta);
+}
+
+/** The JSON of an answer's text delta, the mapper's keys in its order. */
+function textDeltaJson(sequenceNumber: number, itemId: string, outputIndex: number, delta: string): string {
+  if (itemId !== lastItemId) {
+    lastItemId = itemId;
+    lastItemIdJson = JSON.stringify(itemId);
   }
-  return `{"type":"response.output_text.delta","sequence_number":${sequence_number},"item_id":${lastItemIdJson},"output_index":${output_index},"content_index":0,"delta":${JSON.stringify(delta)},"logprobs":[]}`;
+  return `{"type":"response.output_text.delta","sequence_number":${sequenceNumber},"item_id":${lastItemIdJson},"output_index":${outputIndex},"content_index":0,"delta":${JSON.stringify(delta)},"logprobs":[]}`;
 }
 
 /**
@@ -118,7 +123,18 @@ class ResponsesFaceMapper implements LogFaceMapper {
     if (event.type !== 'block.delta') return null;
     const sequence = this.#deltaSequences.get(event.seq);
     const mapped = sequence === undefined ? undefined : this.events.deltaEvent(event, sequence);
-    return mapped === undefined ? null : encodeResponsesEvent(mapped, this.#ndjson);
+    if (mapped === undefined) return null;
+    if (mapped.type !== 'response.output_text.delta') return encodeResponsesEvent(mapped, this.#ndjson);
+    // The mapper made it, with the fields `textDeltaJson` writes: no need to check its shape.
+    const json = textDeltaJson(
+      mapped.sequence_number,
+      mapped.item_id as string,
+      mapped.output_index as number,
+      event.text,
+    );
+    return this.#ndjson
+      ? `${json}\n`
+      : `id: ${mapped.sequence_number}\nevent: response.output_text.delta\ndata: ${json}\n\n`;
   }
 }
 
