@@ -15,6 +15,17 @@ import {
   usageOf,
 } from './response-object.ts';
 
+/** Where a block's deltas go on the Responses stream (see `ResponsesEventMapper.deltaTarget`). */
+export interface DeltaTarget {
+  type:
+    | 'response.output_text.delta'
+    | 'response.reasoning_text.delta'
+    | 'response.function_call_arguments.delta'
+    | 'runstream.tool_call.arguments.delta';
+  itemId: string;
+  outputIndex: number;
+}
+
 /** One event of the Responses stream: an OpenAI-style `type` and a `sequence_number` from 0. */
 export type ResponsesStreamEvent = { type: string; sequence_number: number } & Record<string, unknown>;
 
@@ -38,6 +49,8 @@ export class ResponsesEventMapper {
   readonly #callsDone = new Set<string>();
   /** A host call whose arguments arrived, finished with the next event that is not about it. */
   #held: string | undefined;
+  /** Each block's delta target, made at its first delta (`null`: its deltas have no event). */
+  readonly #deltaTargets = new Map<string, DeltaTarget | null>();
   /** Each item as last sent (added, done or updated), so an update that changes nothing is not sent. */
   readonly #sentItems = new Map<string, string>();
 
@@ -242,23 +255,40 @@ export class ResponsesEventMapper {
   pushDelta(event: Extract<LoggedRunEvent, { type: 'block.delta' }>): number | null | undefined {
     if (this.#held !== undefined && this.#held !== event.blockId) return undefined;
     this.#state = reduceOwned(this.#state, event);
-    const block = this.#block(event.blockId);
-    if (
-      block === undefined ||
-      !(block.kind === 'answer' || block.kind === 'reasoning' || block.kind === 'tool')
-    )
-      return null;
-    // The item id and output index are fixed from here on, for `deltaEvent` to give the same event.
-    this.#itemId(block);
-    this.#indexOf(block.blockId);
+    if (this.deltaTarget(event.blockId) === undefined) return null;
     const sequence = this.#sequence;
     this.#sequence += 1;
     return sequence;
   }
 
   /**
+   * Where a block's deltas go on this face: their event type, item and output index, fixed at its
+   * first delta (a block's kind never changes, nor does its item id or index). `undefined` for a block
+   * whose deltas have no event, or that the state does not hold.
+   */
+  deltaTarget(blockId: string): DeltaTarget | undefined {
+    const known = this.#deltaTargets.get(blockId);
+    if (known !== undefined) return known ?? undefined;
+    const block = this.#block(blockId);
+    if (block === undefined) return undefined;
+    let type: DeltaTarget['type'] | undefined;
+    if (block.kind === 'answer') type = 'response.output_text.delta';
+    else if (block.kind === 'reasoning') type = 'response.reasoning_text.delta';
+    else if (block.kind === 'tool')
+      type = this.#hostToolNames.has(block.name)
+        ? 'response.function_call_arguments.delta'
+        : 'runstream.tool_call.arguments.delta';
+    const target =
+      type === undefined
+        ? null
+        : { type, itemId: this.#itemId(block), outputIndex: this.#indexOf(block.blockId) };
+    this.#deltaTargets.set(blockId, target);
+    return target ?? undefined;
+  }
+
+  /**
    * The Responses event of a delta taken in by `pushDelta` (or `push`), with the sequence number it was
-   * given: the same event every time, since a block's kind, item id and output index never change.
+   * given: the same event every time.
    */
   deltaEvent(
     event: Extract<LoggedRunEvent, { type: 'block.delta' }>,
@@ -272,14 +302,12 @@ export class ResponsesEventMapper {
     event: Extract<LoggedRunEvent, { type: 'block.delta' }>,
     sequence_number: number,
   ): ResponsesStreamEvent | undefined {
-    const block = this.#block(event.blockId);
-    if (block === undefined) return undefined;
-    const item_id = this.#itemId(block);
-    const output_index = this.#indexOf(block.blockId);
-    let mapped: ResponsesStreamEvent;
-    if (block.kind === 'answer')
-      mapped = {
-        type: 'response.output_text.delta',
+    const target = this.deltaTarget(event.blockId);
+    if (target === undefined) return undefined;
+    const { type, itemId: item_id, outputIndex: output_index } = target;
+    if (type === 'response.output_text.delta')
+      return {
+        type,
         sequence_number,
         item_id,
         output_index,
@@ -287,27 +315,9 @@ export class ResponsesEventMapper {
         delta: event.text,
         logprobs: [],
       };
-    else if (block.kind === 'reasoning')
-      mapped = {
-        type: 'response.reasoning_text.delta',
-        sequence_number,
-        item_id,
-        output_index,
-        content_index: 0,
-        delta: event.text,
-      };
-    else if (block.kind === 'tool')
-      mapped = {
-        type: this.#hostToolNames.has(block.name)
-          ? 'response.function_call_arguments.delta'
-          : 'runstream.tool_call.arguments.delta',
-        sequence_number,
-        item_id,
-        output_index,
-        delta: event.text,
-      };
-    else return undefined;
-    return mapped;
+    if (type === 'response.reasoning_text.delta')
+      return { type, sequence_number, item_id, output_index, content_index: 0, delta: event.text };
+    return { type, sequence_number, item_id, output_index, delta: event.text };
   }
 
   #emitCreated(emit: (type: string, fields?: Record<string, unknown>) => void): void {

@@ -122,19 +122,17 @@ class ResponsesFaceMapper implements LogFaceMapper {
   frameOf(event: LoggedRunEvent | RunSnapshotEvent): LogFrame | null {
     if (event.type !== 'block.delta') return null;
     const sequence = this.#deltaSequences.get(event.seq);
-    const mapped = sequence === undefined ? undefined : this.events.deltaEvent(event, sequence);
-    if (mapped === undefined) return null;
-    if (mapped.type !== 'response.output_text.delta') return encodeResponsesEvent(mapped, this.#ndjson);
-    // The mapper made it, with the fields `textDeltaJson` writes: no need to check its shape.
-    const json = textDeltaJson(
-      mapped.sequence_number,
-      mapped.item_id as string,
-      mapped.output_index as number,
-      event.text,
-    );
+    if (sequence === undefined) return null;
+    const target = this.events.deltaTarget(event.blockId);
+    if (target?.type !== 'response.output_text.delta') {
+      const mapped = this.events.deltaEvent(event, sequence);
+      return mapped === undefined ? null : encodeResponsesEvent(mapped, this.#ndjson);
+    }
+    // An answer's text, most of a response: written from its block's target, no event object.
+    const json = textDeltaJson(sequence, target.itemId, target.outputIndex, event.text);
     return this.#ndjson
       ? `${json}\n`
-      : `id: ${mapped.sequence_number}\nevent: response.output_text.delta\ndata: ${json}\n\n`;
+      : `id: ${sequence}\nevent: response.output_text.delta\ndata: ${json}\n\n`;
   }
 }
 
