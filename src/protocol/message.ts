@@ -93,19 +93,9 @@ export function createMessageState(): MessageState {
 
 /** The part of the state that is persisted and sent in `run.snapshot`. */
 export function toMessage(state: MessageState): Message {
-  return {
-    runId: state.runId,
-    conversationId: state.conversationId,
-    messageId: state.messageId,
-    status: state.status,
-    blocks: state.blocks,
-    pause: state.pause,
-    finishReason: state.finishReason,
-    error: state.error,
-    startedAt: state.startedAt,
-    endedAt: state.endedAt,
-    lastSeq: state.lastSeq,
-  };
+  // `patchState` lists every field; a message is a state without what only the live view needs.
+  const { hint: _hint, anomalies: _anomalies, ...message } = patchState(state, {});
+  return message;
 }
 
 /** Rebuild reducer state from a persisted message (a page refresh, a snapshot). */

@@ -23,19 +23,29 @@ async function finishedRun(store: MemoryRunStore) {
   return { log, conversationId: conversation.id };
 }
 
+/** `settleStretch` of a completed run's stretch, with what a test changes. */
+async function settle(store: MemoryRunStore, options: Partial<Parameters<typeof settleStretch>[0]>) {
+  const { log, conversationId } = await finishedRun(store);
+  const finished = await settleStretch({
+    store,
+    log,
+    conversationId,
+    outcome: { status: 'completed' },
+    runOptions: { face: 'chat', hostTools: [] },
+    finishRun: async () => {},
+    persistedThrough: 0,
+    stillOwned: async () => true,
+    ...options,
+  });
+  return { finished, log };
+}
+
 describe('settleStretch', () => {
   it('writes nothing for a run another instance took over', async () => {
     const store = new MemoryRunStore();
-    const { log, conversationId } = await finishedRun(store);
     const writes: unknown[] = [];
-    const finished = await settleStretch({
-      store,
-      log,
-      conversationId,
-      outcome: { status: 'completed' },
-      runOptions: { face: 'chat', hostTools: [] },
+    const { finished } = await settle(store, {
       finishRun: async (patch) => void writes.push(patch),
-      persistedThrough: 0,
       stillOwned: async () => false,
     });
     expect(finished).toBe(false);
@@ -45,21 +55,15 @@ describe('settleStretch', () => {
 
   it('retries a refused ending, then frees the conversation as failed', async () => {
     const store = new MemoryRunStore();
-    const { log, conversationId } = await finishedRun(store);
     const errors: unknown[] = [];
     let attempts = 0;
-    const finished = await settleStretch({
-      store,
-      log,
-      conversationId,
-      outcome: { status: 'completed' },
-      runOptions: { face: 'chat', hostTools: [] },
+    const { finished, log } = await settle(store, {
       finishRun: async () => {
         attempts += 1;
         throw new Error('connect ECONNREFUSED 127.0.0.1:5432');
       },
-      persistedThrough: log.lastSeq,
-      stillOwned: async () => true,
+      // The boundary writes stored the whole message: only the run's ending is left to write.
+      persistedThrough: Number.MAX_SAFE_INTEGER,
       onError: (_runId, error) => errors.push(error),
       backoffMs: () => 0,
     });
