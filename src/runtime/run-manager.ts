@@ -8,9 +8,9 @@ import {
 import type { ChatMessage, ChatModel } from '../models/index.ts';
 import type { RunPatch, RunRecord, RunStore } from '../store/index.ts';
 import { activeRunError } from './active-run-error.ts';
-import { Agent, type AgentContext, type AgentOutcome, closeOpenBlocks } from './agent-loop.ts';
+import { Agent, type AgentContext, type AgentOutcome } from './agent-loop.ts';
 import { awaitStretchEnd } from './await-stretch-end.ts';
-import { cancelPendingCalls } from './cancel-pending-calls.ts';
+import { cancelPausedRun } from './cancel-paused-run.ts';
 import { takeDecision } from './decision-intake.ts';
 import { driveRun, type RunOutcome } from './drive-run.ts';
 import { historyToTranscript } from './history-transcript.ts';
@@ -24,13 +24,7 @@ import { RunError } from './run-error.ts';
 import { RunInterrupted } from './run-interrupted.ts';
 import { RunLeaseKeeper } from './run-lease-keeper.ts';
 import type { RunLog } from './run-log.ts';
-import {
-  checkRunOptions,
-  type RunCheckpoint,
-  type RunOptions,
-  type StoredRunOptions,
-  storedOptions,
-} from './run-options.ts';
+import { checkRunOptions, type RunOptions, type StoredRunOptions, storedOptions } from './run-options.ts';
 import { RunReplicas } from './run-replicas.ts';
 import { settleStretch } from './settle-stretch.ts';
 import type { Skill } from './skill.ts';
@@ -372,37 +366,22 @@ export class RunManager {
     return (await store.getRun(runId)) as RunRecord;
   }
 
-  /** A paused run has no owner: the instance that receives the stop ends it, if it wins the run. */
-  async #cancelPaused(run: RunRecord, reason: string): Promise<void> {
-    const { store } = this.#options;
-    const checkpoint = (await store.getCheckpoint(run.id)) as RunCheckpoint | undefined;
-    const log = await this.#replicas.get(run);
-    const cancelled = await store.transitionRun(
-      run.id,
-      { status: ['paused'] },
-      { status: 'cancelled', cancelReason: reason, leaseOwner: null, leaseExpiresAt: null },
+  /** A paused run has no owner: the instance that receives the stop ends it (see `cancelPausedRun`). */
+  #cancelPaused(run: RunRecord, reason: string): Promise<void> {
+    return cancelPausedRun(
+      {
+        store: this.#options.store,
+        replicas: this.#replicas,
+        logs: this.#logs,
+        writes: this.#writes,
+        audit: this.#audit,
+        contextOf: (paused, runOptions) =>
+          this.#context(paused.id, paused.conversationId, paused.userId, runOptions),
+        onError: this.#options.onPersistenceError,
+      },
+      run,
+      reason,
     );
-    // Resumed or stopped elsewhere in the meantime: that instance ends it.
-    if (cancelled === undefined) return;
-    this.#logs.own(log, run.conversationId, run.messageId);
-    closeOpenBlocks(log, 'cancelled');
-    log.append({ type: 'run.finished', status: 'cancelled', reason });
-    if (checkpoint !== undefined) {
-      const context = this.#context(run.id, run.conversationId, run.userId, storedOptions(checkpoint));
-      await cancelPendingCalls(
-        store,
-        this.#audit,
-        run,
-        context,
-        checkpoint,
-        reason,
-        this.#options.onPersistenceError,
-      );
-    }
-    await this.#writes.idle(run.id);
-    await store.updateRun(run.id, { lastSeq: log.lastSeq });
-    await store.saveCheckpoint(run.id, null);
-    await this.#logs.releaseEnd(log);
   }
 
   /**
