@@ -53,9 +53,28 @@ describe('runstream kb', () => {
       .map((line) => JSON.parse(line));
     expect(lines).toHaveLength(4);
     expect(Object.keys(lines[0]).sort()).toEqual(
-      ['chunkId', 'docId', 'headingPath', 'lanes', 'lowEvidence', 'score', 'source', 'text', 'title'].sort(),
+      [
+        'chunkId',
+        'context',
+        'docId',
+        'headingPath',
+        'highlights',
+        'lanes',
+        'lowEvidence',
+        'score',
+        'source',
+        'text',
+        'title',
+      ].sort(),
     );
     expect(lines[0].text).toContain('NS-X2-BLK-M');
+    // Each hit's clause is inside its context, where its first highlight says, and no two hits
+    // share a passage.
+    for (const hit of lines) {
+      const [first] = hit.highlights;
+      expect(hit.context.slice(first.start, first.end)).toBe(hit.text);
+    }
+    expect(new Set(lines.map((hit: { context: string }) => hit.context)).size).toBe(lines.length);
   });
 
   it('evaluates a queries file and prints the metrics by type', async () => {

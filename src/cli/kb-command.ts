@@ -16,7 +16,9 @@ import { UsageError } from './usage-error.ts';
 
 export const KB_USAGE = `Usage:
   runstream kb ingest <path…>                 ingest Markdown, text and FAQ files or folders
-  runstream kb search "<query>" [--top-k 5] [--json]
+  runstream kb search "<query>" [--top-k 5] [--context-chars 300] [--json]
+                                              K distinct passages; --json: one hit per line with
+                                              text, context, highlights, score, lanes, source
   runstream kb eval <queries.jsonl> [--json]  Recall@1, Recall@3 and MRR@10, overall and by type
   runstream kb stats                          documents, chunks and active search lanes
 
@@ -34,6 +36,7 @@ export async function kbCommand(
     options: {
       db: { type: 'string' },
       'top-k': { type: 'string' },
+      'context-chars': { type: 'string' },
       json: { type: 'boolean', default: false },
     },
   });
@@ -62,6 +65,7 @@ export async function kbCommand(
       if (query.trim().length === 0)
         throw new UsageError('kb search needs a query, e.g. runstream kb search "七天能退吗"');
       const topK = parseTopK(values['top-k']);
+      const contextChars = parseContextChars(values['context-chars']);
       const database = openDatabase(databasePath);
       try {
         const knowledge = await openKnowledgeBase(database);
@@ -71,7 +75,10 @@ export async function kbCommand(
             `the knowledge base in ${databasePath} is empty: run runstream kb ingest <path> first`,
           );
         }
-        const result = await knowledge.search(query, { topK });
+        const result = await knowledge.search(query, {
+          topK,
+          ...(contextChars === undefined ? {} : { contextChars }),
+        });
         if (values.json) {
           for (const hit of result.hits) print(JSON.stringify({ ...hit, lowEvidence: result.lowEvidence }));
         } else {
@@ -138,6 +145,14 @@ function parseTopK(value: string | undefined): number {
   return topK;
 }
 
+function parseContextChars(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const chars = Number(value);
+  if (!Number.isInteger(chars) || chars <= 0 || chars > 10_000)
+    throw new UsageError(`--context-chars must be an integer from 1 to 10000, got "${value}"`);
+  return chars;
+}
+
 function formatIngestSummary(summary: IngestSummary, databasePath: string, totalChunks: number): string {
   const { documents, chunks } = summary;
   return [
@@ -155,7 +170,10 @@ function formatHits(hits: readonly SearchHit[], lowEvidence: boolean, tookMs: nu
     const lanes = Object.entries(hit.lanes)
       .map(([lane, rank]) => `${lane}#${rank.rank}`)
       .join(' ');
-    return `${index + 1}. ${hit.text}\n   ${hit.title} › ${section}  (${hit.source.citation})\n   score ${hit.score.toFixed(4)}  lanes ${lanes}`;
+    // The passage around the clause, when it says more than the clause alone.
+    const context =
+      hit.context === hit.text ? '' : `\n   context: ${hit.context.replaceAll('\n', '\n            ')}`;
+    return `${index + 1}. ${hit.text}${context}\n   ${hit.title} › ${section}  (${hit.source.citation})\n   score ${hit.score.toFixed(4)}  lanes ${lanes}`;
   });
   const note = lowEvidence
     ? '\nlow evidence: nothing matched convincingly; an answer should say it does not know.'

@@ -14,9 +14,9 @@ describe('evaluate', () => {
         '',
       ].join('\n'),
     );
-    const results: Record<string, { hits: { text: string }[]; lowEvidence: boolean }> = {
-      // rank 1
-      'q-a': { hits: [{ text: '七天退货' }, { text: 'x' }], lowEvidence: false },
+    const results: Record<string, { hits: { text: string; context?: string }[]; lowEvidence: boolean }> = {
+      // rank 1 through the hit's context; its clause alone is a miss
+      'q-a': { hits: [{ text: '七天', context: '七天。退货' }, { text: 'x' }], lowEvidence: false },
       // rank 3 through the second gold substring
       'q-b': { hits: [{ text: 'x' }, { text: 'y' }, { text: '配送时效' }], lowEvidence: false },
       // rank 10: counts for MRR only
@@ -41,6 +41,8 @@ describe('evaluate', () => {
       recallAt1: 1 / 4,
       recallAt3: 2 / 4,
       mrrAt10: (1 + 1 / 3 + 1 / 10 + 0) / 4,
+      clauseRecallAt1: 0,
+      clauseRecallAt3: 1 / 4,
       falseLowEvidence: 1,
       unanswerable: 2,
       flaggedUnanswerable: 1,
@@ -54,9 +56,10 @@ describe('evaluate', () => {
     expect(report.byType.untyped).toMatchObject({ answerable: 1, recallAt1: 0, mrrAt10: 0 });
     expect(report.byType.no_answer).toMatchObject({ answerable: 0, unanswerable: 2, flaggedUnanswerable: 1 });
     expect(report.outcomes.map((outcome) => outcome.rank)).toEqual([1, 3, 10, null, null, null]);
+    expect(report.outcomes.map((outcome) => outcome.clauseRank)).toEqual([null, 3, 10, null, null, null]);
     const table = formatEvalReport(report);
     expect(table).toContain('overall');
-    expect(table).toMatch(/no_answer\s+2\s+-\s+-\s+-\s+1\/2/);
+    expect(table).toMatch(/no_answer\s+2\s+-\s+-\s+-\s+-\s+-\s+1\/2/);
   });
 
   it('names the line of a bad record', () => {

@@ -40,7 +40,8 @@ export function parseEvalQueries(text: string, path = 'queries'): EvalQuery[] {
 }
 
 export interface EvalSearchResult {
-  hits: readonly { text: string }[];
+  /** `context`, when a hit has one, is the evidence the reader gets; `text` is the scored clause. */
+  hits: readonly { text: string; context?: string }[];
   lowEvidence: boolean;
 }
 
@@ -49,8 +50,13 @@ export interface QueryOutcome {
   query: string;
   type: string;
   answerable: boolean;
-  /** 1-based rank of the first hit containing a gold substring, or null when none of the top 10 does. */
+  /**
+   * 1-based rank of the first hit whose evidence (its `context`, else its clause) contains a gold
+   * substring, or null when none of the top 10 does.
+   */
   rank: number | null;
+  /** The same, counting only the scored clause (`text`): what a hit gave before it had a context. */
+  clauseRank: number | null;
   lowEvidence: boolean;
 }
 
@@ -60,6 +66,9 @@ export interface Metrics {
   recallAt1: number;
   recallAt3: number;
   mrrAt10: number;
+  /** Recall when only the scored clause counts, not its context. */
+  clauseRecallAt1: number;
+  clauseRecallAt3: number;
   /** Answerable queries wrongly flagged as low evidence. */
   falseLowEvidence: number;
   /** Unanswerable queries (empty gold) and how many were flagged as low evidence. */
@@ -76,8 +85,9 @@ export interface EvalReport {
 export const EVAL_DEPTH = 10;
 
 /**
- * Score a search function on labelled queries: a hit is a returned chunk whose text contains one of
- * the query's gold substrings. Recall@1 and @3 and MRR@10 are over answerable queries; a question
+ * Score a search function on labelled queries: a hit is right when its evidence (the passage it
+ * returns as `context`, else its clause) contains one of the query's gold substrings; the clause
+ * alone is scored too, as `clauseRank`. Recall@1 and @3 and MRR@10 are over answerable queries; a question
  * with empty gold is unanswerable, and the right behaviour there is the low-evidence flag.
  */
 export async function evaluate(
@@ -87,15 +97,18 @@ export async function evaluate(
   const outcomes: QueryOutcome[] = [];
   for (const query of queries) {
     const result = await search(query.query, EVAL_DEPTH);
-    const position = result.hits
-      .slice(0, EVAL_DEPTH)
-      .findIndex((hit) => query.gold.some((gold) => hit.text.includes(gold)));
+    const hits = result.hits.slice(0, EVAL_DEPTH);
+    const rankOf = (evidence: (hit: EvalSearchResult['hits'][number]) => string) => {
+      const position = hits.findIndex((hit) => query.gold.some((gold) => evidence(hit).includes(gold)));
+      return position === -1 || query.gold.length === 0 ? null : position + 1;
+    };
     outcomes.push({
       id: query.id,
       query: query.query,
       type: query.type ?? 'untyped',
       answerable: query.gold.length > 0,
-      rank: position === -1 || query.gold.length === 0 ? null : position + 1,
+      rank: rankOf((hit) => hit.context ?? hit.text),
+      clauseRank: rankOf((hit) => hit.text),
       lowEvidence: result.lowEvidence,
     });
   }
@@ -117,6 +130,10 @@ export function summarize(outcomes: readonly QueryOutcome[]): Metrics {
     mrrAt10: share(
       answerable.reduce((sum, outcome) => sum + (outcome.rank === null ? 0 : 1 / outcome.rank), 0),
     ),
+    clauseRecallAt1: share(answerable.filter((outcome) => outcome.clauseRank === 1).length),
+    clauseRecallAt3: share(
+      answerable.filter((outcome) => outcome.clauseRank !== null && outcome.clauseRank <= 3).length,
+    ),
     falseLowEvidence: answerable.filter((outcome) => outcome.lowEvidence).length,
     unanswerable: unanswerable.length,
     flaggedUnanswerable: unanswerable.filter((outcome) => outcome.lowEvidence).length,
@@ -125,13 +142,25 @@ export function summarize(outcomes: readonly QueryOutcome[]): Metrics {
 
 /** A fixed-width table of the report, for people. */
 export function formatEvalReport(report: EvalReport): string {
-  const header = ['type', 'queries', 'R@1', 'R@3', 'MRR@10', 'no-answer flagged', 'answerable flagged'];
+  const header = [
+    'type',
+    'queries',
+    'R@1',
+    'R@3',
+    'MRR@10',
+    'clause R@1',
+    'clause R@3',
+    'no-answer flagged',
+    'answerable flagged',
+  ];
   const row = (name: string, metrics: Metrics) => [
     name,
     String(metrics.answerable + metrics.unanswerable),
     metrics.answerable ? metrics.recallAt1.toFixed(3) : '-',
     metrics.answerable ? metrics.recallAt3.toFixed(3) : '-',
     metrics.answerable ? metrics.mrrAt10.toFixed(3) : '-',
+    metrics.answerable ? metrics.clauseRecallAt1.toFixed(3) : '-',
+    metrics.answerable ? metrics.clauseRecallAt3.toFixed(3) : '-',
     metrics.unanswerable ? `${metrics.flaggedUnanswerable}/${metrics.unanswerable}` : '-',
     metrics.answerable ? `${metrics.falseLowEvidence}/${metrics.answerable}` : '-',
   ];

@@ -110,6 +110,7 @@ export async function ingestPaths(paths: readonly string[], options: IngestOptio
         indexText: chunk.indexText,
         line: chunk.line,
         clause: chunk.clause,
+        parent: chunk.parent,
         embeddingModel: null,
         embedding: null,
       };

@@ -208,3 +208,84 @@ describe('search', () => {
     await expect(knowledge.search('   ')).rejects.toMatchObject({ code: 'empty_query' });
   });
 });
+
+describe('small to big: clauses are scored, passages are returned', () => {
+  const invoicePolicy = [
+    '# 发票政策',
+    '',
+    '## 类型',
+    '',
+    '类型代码 INV-E-02 为电子普通发票。开具后发送到下单时填写的邮箱。纸质发票随包裹寄出。',
+    '',
+    '## 换开',
+    '',
+    '- 抬头填错的，开票后 30 天内可申请换开 1 次。',
+    '- 换开时原发票红冲后重新开具。',
+    '',
+    '## 其他',
+    '',
+    '电子普通发票与纸质发票具有同等法律效力。',
+    '',
+  ].join('\n');
+
+  it('gives each hit its parent passage, so the clause after the match reaches the reader', async () => {
+    write('invoices.md', invoicePolicy);
+    const knowledge = await open();
+    await knowledge.ingest([join(directory, 'knowledge')], { baseDirectory: directory });
+    const { hits } = await knowledge.search('INV-E-02 是什么', { topK: 3 });
+    const [first] = hits;
+    expect(first?.text).toBe('类型代码 INV-E-02 为电子普通发票。');
+    // The answer to "where does it go" is the next clause of the same paragraph.
+    expect(first?.context).toBe(
+      '类型代码 INV-E-02 为电子普通发票。开具后发送到下单时填写的邮箱。纸质发票随包裹寄出。',
+    );
+    expect(first?.highlights[0]).toEqual({ start: 0, end: first?.text.length });
+    // A list's items are one passage, line by line.
+    const list = await knowledge.search('抬头填错了能换开吗', { topK: 3 });
+    const item = list.hits.find((hit) => hit.headingPath.at(-1) === '换开');
+    expect(item?.context).toBe('抬头填错的，开票后 30 天内可申请换开 1 次。\n换开时原发票红冲后重新开具。');
+  });
+
+  it('returns K distinct passages: a second clause of a passage is merged, the next passage takes the slot', async () => {
+    write('invoices.md', invoicePolicy);
+    const knowledge = await open();
+    await knowledge.ingest([join(directory, 'knowledge')], { baseDirectory: directory });
+    // 电子普通发票 and 纸质发票 are in two clauses of the first paragraph and in the last one.
+    const { hits } = await knowledge.search('电子普通发票 纸质发票', { topK: 2 });
+    expect(hits).toHaveLength(2);
+    const passages = hits.map((hit) => hit.context);
+    expect(new Set(passages).size).toBe(2);
+    expect(passages).toContain('电子普通发票与纸质发票具有同等法律效力。');
+    const paragraph = hits.find((hit) => hit.context.startsWith('类型代码'));
+    // Both matching clauses of the paragraph are highlighted in its one hit.
+    expect(paragraph?.highlights.map(({ start, end }) => paragraph.context.slice(start, end)).sort()).toEqual(
+      ['类型代码 INV-E-02 为电子普通发票。', '纸质发票随包裹寄出。'].sort(),
+    );
+  });
+
+  it('caps the context, keeping the match and the clause after it', async () => {
+    write('invoices.md', invoicePolicy);
+    const knowledge = await open();
+    await knowledge.ingest([join(directory, 'knowledge')], { baseDirectory: directory });
+    const { hits } = await knowledge.search('INV-E-02', { topK: 1, contextChars: 45 });
+    expect(hits[0]?.context).toBe('类型代码 INV-E-02 为电子普通发票。开具后发送到下单时填写的邮箱。…');
+    await expect(knowledge.search('INV-E-02', { contextChars: 0 })).rejects.toThrow(RangeError);
+  });
+
+  it('cuts a knowledge base ingested by an older chunker again on the next ingest', async () => {
+    write('invoices.md', invoicePolicy);
+    const knowledge = await open();
+    await knowledge.ingest([join(directory, 'knowledge')], { baseDirectory: directory });
+    // As an older runstream left it: no passages, and a hash of the bytes alone.
+    database.prepare('UPDATE kb_chunks SET parent = NULL').run();
+    database.prepare("UPDATE kb_documents SET content_hash = 'bytes-only'").run();
+    const stale = await open();
+    const before = await stale.search('INV-E-02', { topK: 1 });
+    expect(before.hits[0]?.context).toBe(before.hits[0]?.text);
+    const summary = await stale.ingest([join(directory, 'knowledge')], { baseDirectory: directory });
+    expect(summary.documents.changed).toBe(1);
+    expect(summary.chunks.added).toBe(0);
+    const after = await stale.search('INV-E-02', { topK: 1 });
+    expect(after.hits[0]?.context).toContain('开具后发送到下单时填写的邮箱。');
+  });
+});

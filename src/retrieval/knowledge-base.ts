@@ -9,7 +9,13 @@ import {
   type LaneHit,
   VectorIndex,
 } from './lanes/index.ts';
-import { type LaneName, type LaneRank, reciprocalRankFusion } from './reciprocal-rank-fusion.ts';
+import { type ContextSpan, PassageIndex } from './passage-index.ts';
+import {
+  type FusedHit,
+  type LaneName,
+  type LaneRank,
+  reciprocalRankFusion,
+} from './reciprocal-rank-fusion.ts';
 import { RetrievalError } from './retrieval-error.ts';
 import { analyze, characterNgrams } from './text/index.ts';
 
@@ -21,9 +27,12 @@ export interface SearchFilter {
 }
 
 export interface SearchOptions {
+  /** How many distinct passages to return. */
   topK?: number;
   filter?: SearchFilter;
   signal?: AbortSignal;
+  /** Longest `context`, in characters; overrides `KnowledgeBaseOptions.contextChars`. */
+  contextChars?: number;
 }
 
 /** Where a hit comes from, precise enough to cite: the file, the line and the clause number. */
@@ -42,7 +51,17 @@ export interface SearchHit {
   title: string;
   /** From the title down to the clause's section: the parent section is the last entry. */
   headingPath: string[];
+  /** The clause that matched best: the unit that was scored. */
   text: string;
+  /**
+   * The clause's parent passage (paragraph, list item, table or FAQ entry; its heading path is
+   * `headingPath`), whole when it fits the cap, else the matched clauses and their neighbours with
+   * `…` where clauses are left out. Other clauses of the passage that matched are merged in here
+   * rather than returned as hits of their own.
+   */
+  context: string;
+  /** Where the matched clauses are in `context`, `text` first. */
+  highlights: ContextSpan[];
   /** The fused score: it ranks hits of one query and says nothing about whether one is right. */
   score: number;
   lanes: Partial<Record<LaneName, LaneRank>>;
@@ -51,6 +70,7 @@ export interface SearchHit {
 
 export interface SearchResult {
   query: string;
+  /** At most one hit per passage: top-K means K distinct passages. */
   hits: SearchHit[];
   /**
    * True when no lane found convincing evidence: no exact identifier match and the best clause
@@ -71,6 +91,8 @@ export interface KnowledgeBaseOptions {
   rrfK?: number;
   /** Below this top n-gram cosine (and without an exact match) evidence is low. */
   lowEvidenceCosine?: number;
+  /** Longest `context` of a hit, in characters. Default {@link DEFAULT_CONTEXT_CHARS}. */
+  contextChars?: number;
 }
 
 /** The offline default: the character n-gram lane leads, as measured (docs/retrieval.md). */
@@ -81,6 +103,17 @@ export const DEFAULT_LANE_WEIGHTS: Readonly<Record<LaneName, number>> = {
   vector: 1,
 };
 export const DEFAULT_LOW_EVIDENCE_COSINE = 0.1;
+/**
+ * About three policy sentences: enough for the clause next to the match, while four hits stay
+ * near 1,200 characters of evidence for the model.
+ */
+export const DEFAULT_CONTEXT_CHARS = 300;
+/**
+ * Another clause of a hit's passage counts as matched (kept in its context first, and highlighted)
+ * when it is among this many fused hits per result slot. Ranks, not scores: fused scores are
+ * reciprocal ranks, too flat to draw a line through.
+ */
+const SIBLING_DEPTH_PER_SLOT = 2;
 
 interface LoadedIndex {
   chunks: StoredChunk[];
@@ -89,6 +122,7 @@ interface LoadedIndex {
   ngrams: InvertedIndex;
   identifiers: IdentifierIndex;
   vectors: VectorIndex | undefined;
+  passages: PassageIndex;
 }
 
 /**
@@ -146,6 +180,9 @@ export class KnowledgeBase {
     const topK = options.topK ?? 5;
     if (!Number.isInteger(topK) || topK <= 0)
       throw new RangeError(`topK must be a positive integer, got ${topK}`);
+    const contextChars = options.contextChars ?? this.#options.contextChars ?? DEFAULT_CONTEXT_CHARS;
+    if (!Number.isInteger(contextChars) || contextChars <= 0)
+      throw new RangeError(`contextChars must be a positive integer, got ${contextChars}`);
     const index = this.#index;
     const weights = { ...DEFAULT_LANE_WEIGHTS, ...this.#options.weights };
     const allowed = options.filter ? filterPredicate(index, options.filter) : undefined;
@@ -175,7 +212,10 @@ export class KnowledgeBase {
       ...fused.filter((hit) => hit.lanes.exact !== undefined),
       ...fused.filter((hit) => hit.lanes.exact === undefined),
     ];
-    const hits = ordered.slice(0, topK).map((hit) => toSearchHit(index, hit.index, hit.score, hit.lanes));
+    const hits = distinctPassages(index.passages, ordered, topK).map(({ best, matched }) => {
+      const context = index.passages.context(matched, contextChars);
+      return toSearchHit(index, best, context.text, context.highlights);
+    });
     const exactMatches = lanes.exact?.length ?? 0;
     const topNgramCosine = ngramHits[0]?.score ?? 0;
     const threshold = this.#options.lowEvidenceCosine ?? DEFAULT_LOW_EVIDENCE_COSINE;
@@ -215,6 +255,7 @@ async function buildIndex(options: KnowledgeBaseOptions): Promise<LoadedIndex> {
     ),
     identifiers: new IdentifierIndex(chunks.map((chunk) => chunk.indexText)),
     vectors,
+    passages: new PassageIndex(chunks),
   };
 }
 
@@ -240,13 +281,44 @@ function filterPredicate(index: LoadedIndex, filter: SearchFilter): (chunk: numb
   };
 }
 
+/**
+ * The first `topK` passages in fused order, each with its best clause and the other clauses of it
+ * among the first `topK × SIBLING_DEPTH_PER_SLOT` fused hits. A passage fills one slot, however many
+ * of its clauses matched; the next-best passage takes the next.
+ */
+function distinctPassages(
+  passages: PassageIndex,
+  ordered: readonly FusedHit[],
+  topK: number,
+): { best: FusedHit; matched: number[] }[] {
+  const picked: { best: FusedHit; matched: number[] }[] = [];
+  const slotOf = new Map<number, { best: FusedHit; matched: number[] }>();
+  const siblingDepth = topK * SIBLING_DEPTH_PER_SLOT;
+  for (const [rank, hit] of ordered.entries()) {
+    const passage = passages.passageOf(hit.index);
+    const slot = slotOf.get(passage);
+    if (slot !== undefined) {
+      if (rank < siblingDepth) slot.matched.push(hit.index);
+      continue;
+    }
+    if (picked.length === topK) {
+      if (rank >= siblingDepth) break;
+      continue;
+    }
+    const entry = { best: hit, matched: [hit.index] };
+    slotOf.set(passage, entry);
+    picked.push(entry);
+  }
+  return picked;
+}
+
 function toSearchHit(
   index: LoadedIndex,
-  position: number,
-  score: number,
-  lanes: Partial<Record<LaneName, LaneRank>>,
+  best: FusedHit,
+  context: string,
+  highlights: ContextSpan[],
 ): SearchHit {
-  const chunk = index.chunks[position] as StoredChunk;
+  const chunk = index.chunks[best.index] as StoredChunk;
   const document = index.documents.get(chunk.docId);
   const path = document?.sourcePath ?? chunk.docId;
   return {
@@ -255,8 +327,10 @@ function toSearchHit(
     title: document?.title ?? chunk.headingPath[0] ?? chunk.docId,
     headingPath: chunk.headingPath,
     text: chunk.text,
-    score,
-    lanes,
+    context,
+    highlights,
+    score: best.score,
+    lanes: best.lanes,
     source: { path, line: chunk.line, clause: chunk.clause, citation: `${path}#L${chunk.line}` },
   };
 }

@@ -20,6 +20,12 @@ export interface StoredChunk {
   indexText: string;
   line: number;
   clause: number;
+  /**
+   * The clause's parent passage within its document (see `ChunkDraft.parent`); null for a chunk
+   * stored before passages were recorded, which then stands alone until its document is ingested
+   * again.
+   */
+  parent: number | null;
   /** The embedder's `model` that produced `embedding`, or null when the chunk was not embedded. */
   embeddingModel: string | null;
   embedding: Float32Array | null;
@@ -31,7 +37,7 @@ export interface KnowledgeChangeSet {
   removeDocuments: string[];
   /**
    * Chunks of changed documents: new ones are inserted; kept ones (same id, so same text) only get
-   * their new line and clause number, and keep their embedding.
+   * their new line, clause and parent number, and keep their embedding.
    */
   putChunks: Omit<StoredChunk, 'ordinal'>[];
   removeChunks: string[];

@@ -28,6 +28,8 @@ const MIGRATIONS: readonly string[] = [
      embedding BLOB
    );
    CREATE INDEX kb_chunks_by_document ON kb_chunks(doc_id, clause);`,
+  // The parent passage of each clause; null until its document is chunked again.
+  'ALTER TABLE kb_chunks ADD COLUMN parent INTEGER;',
 ];
 
 interface ChunkRow {
@@ -38,6 +40,7 @@ interface ChunkRow {
   index_text: string;
   line: number;
   clause: number;
+  parent: number | null;
   embedding_model: string | null;
   embedding: Buffer | null;
 }
@@ -93,20 +96,22 @@ export class SqliteKnowledgeStore implements KnowledgeStore {
     );
     const removeChunk = database.prepare('DELETE FROM kb_chunks WHERE chunk_id = ?');
     const insertChunk = database.prepare(
-      `INSERT INTO kb_chunks (chunk_id, doc_id, heading_path, text, index_text, line, clause, embedding_model, embedding)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO kb_chunks (chunk_id, doc_id, heading_path, text, index_text, line, clause, parent, embedding_model, embedding)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     const setEmbedding = database.prepare(
       'UPDATE kb_chunks SET embedding_model = ?, embedding = ? WHERE chunk_id = ?',
     );
-    const updatePosition = database.prepare('UPDATE kb_chunks SET line = ?, clause = ? WHERE chunk_id = ?');
+    const updatePosition = database.prepare(
+      'UPDATE kb_chunks SET line = ?, clause = ?, parent = ? WHERE chunk_id = ?',
+    );
     database.transaction(() => {
       for (const docId of changes.removeDocuments) removeDocument.run(docId);
       for (const chunkId of changes.removeChunks) removeChunk.run(chunkId);
       for (const document of changes.upsertDocuments) upsertDocument.run(document);
       for (const chunk of changes.putChunks) {
         // A kept clause may have moved within its file; its id stays, its citation must follow.
-        const moved = updatePosition.run(chunk.line, chunk.clause, chunk.chunkId);
+        const moved = updatePosition.run(chunk.line, chunk.clause, chunk.parent, chunk.chunkId);
         if (moved.changes > 0) continue;
         insertChunk.run(
           chunk.chunkId,
@@ -116,6 +121,7 @@ export class SqliteKnowledgeStore implements KnowledgeStore {
           chunk.indexText,
           chunk.line,
           chunk.clause,
+          chunk.parent,
           chunk.embeddingModel,
           chunk.embedding === null ? null : vectorToBlob(chunk.embedding),
         );
@@ -129,7 +135,7 @@ export class SqliteKnowledgeStore implements KnowledgeStore {
   async loadChunks(options: { embeddingModel?: string } = {}): Promise<StoredChunk[]> {
     const rows = this.#database
       .prepare(
-        `SELECT chunk_id, doc_id, heading_path, text, index_text, line, clause, embedding_model,
+        `SELECT chunk_id, doc_id, heading_path, text, index_text, line, clause, parent, embedding_model,
            CASE WHEN embedding_model = ? THEN embedding END AS embedding
          FROM kb_chunks ORDER BY doc_id, clause, chunk_id`,
       )
@@ -143,6 +149,7 @@ export class SqliteKnowledgeStore implements KnowledgeStore {
       indexText: row.index_text,
       line: row.line,
       clause: row.clause,
+      parent: row.parent,
       embeddingModel: row.embedding_model,
       embedding: row.embedding === null ? null : blobToVector(row.embedding),
     }));

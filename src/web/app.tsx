@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useMemo, useState, useSyncExternalStore } from 'react';
 import { createRunstreamClient, type RunstreamClient } from '../client/index.ts';
-import type { MessageActions } from './blocks/index.ts';
+import type { MessageActions, SourceEvidence } from './blocks/index.ts';
 import { ChatController, canStop, composerBlock } from './chat/chat-controller.ts';
 import { LiveRegion } from './chat/live-region.tsx';
 import { MessageList } from './chat/message-list.tsx';
@@ -57,7 +57,9 @@ function ChatApp({ token, onUnauthorized }: { token: string; onUnauthorized(): v
     [client, onUnauthorized],
   );
   const snapshot = useSyncExternalStore(controller.subscribe, controller.getSnapshot);
-  const [citation, setCitation] = useState<string | null>(null);
+  const [source, setSource] = useState<{ citation: string; evidence: SourceEvidence | undefined } | null>(
+    null,
+  );
   const [menuOpen, setMenuOpen] = useState(false);
 
   useEffect(() => {
@@ -87,11 +89,11 @@ function ChatApp({ token, onUnauthorized }: { token: string; onUnauthorized(): v
       decisionErrors: new Map(
         [...snapshot.decisionErrors].map(([toolCallId, notice]) => [toolCallId, noticeText(notice, t)]),
       ),
-      openSource: setCitation,
+      openSource: (citation, evidence) => setSource({ citation, evidence }),
     }),
     [controller, snapshot.deciding, snapshot.decisionErrors, t],
   );
-  const closeSource = useCallback(() => setCitation(null), []);
+  const closeSource = useCallback(() => setSource(null), []);
 
   const open = (id: string) => {
     setMenuOpen(false);
@@ -183,7 +185,14 @@ function ChatApp({ token, onUnauthorized }: { token: string; onUnauthorized(): v
           />
         )}
       </main>
-      {citation !== null && <SourceDrawer client={client} citation={citation} onClose={closeSource} />}
+      {source !== null && (
+        <SourceDrawer
+          client={client}
+          citation={source.citation}
+          evidence={source.evidence}
+          onClose={closeSource}
+        />
+      )}
     </div>
   );
 }

@@ -221,6 +221,11 @@ describe('the chat page', () => {
     const drawer = page.getByTestId('source-drawer');
     await drawer.locator('.source-lines li.cited').first().waitFor();
     expect(await drawer.textContent()).toContain(String(citation).split('#')[0]);
+    // Above the file, the passage the knowledge search gave for this citation, its clause marked.
+    const passage = drawer.getByTestId('source-passage');
+    const marked = (await passage.locator('mark').textContent()) ?? '';
+    expect(marked.length).toBeGreaterThan(0);
+    expect(await passage.locator('blockquote').textContent()).toContain(marked);
     await page.keyboard.press('Escape');
     await drawer.waitFor({ state: 'detached' });
   });

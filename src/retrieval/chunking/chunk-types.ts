@@ -16,6 +16,12 @@ export interface ChunkDraft {
   line: number;
   /** 1-based position of the clause within its document. */
   clause: number;
+  /**
+   * 1-based number of the clause's parent passage within its document: the paragraph, list item,
+   * table or FAQ entry it was cut from. Clauses are what search scores; the parent is what a hit
+   * shows as its context, since the answer is often the clause next to the one that matched.
+   */
+  parent: number;
 }
 
 export interface DocumentDraft {

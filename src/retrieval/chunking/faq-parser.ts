@@ -27,6 +27,8 @@ function faqChunk(
     indexText: `${questions.join('\n')}\n${text}`,
     line,
     clause,
+    // An entry is its own passage: its answer is the whole context.
+    parent: clause,
   };
 }
 

@@ -17,13 +17,29 @@ export interface LoadedChunk extends ChunkDraft {
 export interface LoadedDocument extends Omit<DocumentDraft, 'chunks'> {
   docId: string;
   sourcePath: string;
-  /** sha-256 of the file's bytes: an unchanged file is skipped without being parsed again. */
+  /**
+   * sha-256 of the chunker's version and options and the file's bytes: an unchanged file is
+   * skipped without being parsed again.
+   */
   contentHash: string;
   chunks: LoadedChunk[];
 }
 
 export function hashContent(content: Uint8Array | string): string {
   return createHash('sha256').update(content).digest('hex');
+}
+
+/**
+ * Names how documents are cut into clauses and passages. It is part of a document's content hash,
+ * so a knowledge base ingested by an older chunker is cut again on the next ingest, not skipped as
+ * unchanged. Bump it whenever chunking output changes for the same bytes.
+ */
+export const CHUNKING_VERSION = 'clauses-with-passages-v2';
+
+/** The hash ingest compares: the file's bytes, the chunker and the options it ran with. */
+export function documentHash(bytes: Uint8Array, options: ChunkingOptions = {}): string {
+  const settings = `${CHUNKING_VERSION}\u0000${options.maxChunkChars ?? ''}\u0000${options.minChunkChars ?? ''}\u0000`;
+  return createHash('sha256').update(settings).update(bytes).digest('hex');
 }
 
 /** Decode strictly: a file that is not UTF-8 is refused by name rather than indexed as mojibake. */
@@ -86,7 +102,7 @@ export async function loadDocument(
   return {
     docId,
     sourcePath: docId,
-    contentHash: hashContent(bytes),
+    contentHash: documentHash(bytes, options),
     title: draft.title,
     kind: draft.kind,
     chunks: identifyChunks(docId, draft.chunks),

@@ -43,8 +43,17 @@ export function chunkMarkdown(
   let tableHeader: string[] | undefined;
   let inFence = false;
   let index = 0;
+  // Each paragraph is a passage of its own; a table's rows share one, and so do a list's items: an
+  // item alone is often a fragment of what the list says (「发票抬头填错的可换开 1 次」 next to 「换开
+  // 时原发票红冲」), and measured on the dev set, one passage per list found the answer more often.
+  let parent = 0;
+  let openGroup: Block['shape'] | undefined;
 
   const emit = (block: Block) => {
+    const grouped = block.shape !== 'paragraph';
+    if (!grouped || openGroup !== block.shape) parent += 1;
+    openGroup = grouped ? block.shape : undefined;
+    const passage = parent;
     const clauses =
       block.shape === 'row'
         ? splitLongClause(block.text, maxChars)
@@ -56,6 +65,7 @@ export function chunkMarkdown(
         indexText: clause,
         line: block.line,
         clause: chunks.length + 1,
+        parent: passage,
       });
     }
   };
@@ -81,6 +91,7 @@ export function chunkMarkdown(
     if (heading) {
       flushParagraph();
       tableHeader = undefined;
+      openGroup = undefined;
       const level = heading[1]?.length ?? 1;
       const text = stripInline((heading[2] ?? '').trim());
       if (level === 1 && title === undefined) title = text;
@@ -91,6 +102,7 @@ export function chunkMarkdown(
     if (line.trim().length === 0) {
       flushParagraph();
       tableHeader = undefined;
+      openGroup = undefined;
       continue;
     }
     const row = TABLE_ROW.exec(line);
@@ -100,6 +112,7 @@ export function chunkMarkdown(
       const cells = (row[1] ?? '').split('|').map((cell) => cell.trim());
       if (tableHeader === undefined) {
         tableHeader = cells;
+        openGroup = undefined;
         continue;
       }
       const header = tableHeader;

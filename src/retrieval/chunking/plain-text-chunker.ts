@@ -14,7 +14,9 @@ export function chunkPlainText(source: string, title: string, options: ChunkingO
   const chunks: ChunkDraft[] = [];
   let paragraph: string[] = [];
   let paragraphLine = 1;
+  let parent = 0;
   const flush = () => {
+    if (paragraph.length > 0) parent += 1;
     for (const clause of splitClauses(paragraph.join(''), maxChars, minChars)) {
       chunks.push({
         headingPath: [title],
@@ -22,6 +24,7 @@ export function chunkPlainText(source: string, title: string, options: ChunkingO
         indexText: clause,
         line: paragraphLine,
         clause: chunks.length + 1,
+        parent,
       });
     }
     paragraph = [];

@@ -1,4 +1,4 @@
-import { useId, useState } from 'react';
+import { useCallback, useId, useMemo, useState } from 'react';
 import type { Block, MessageState } from '../../protocol/index.ts';
 import { type MessageKey, useI18n } from '../i18n/index.ts';
 import { RunTimeline } from '../timeline/index.ts';
@@ -8,6 +8,7 @@ import { ConfirmCard } from './confirm-card.tsx';
 import { ErrorBlock, ErrorNotice } from './error-block.tsx';
 import type { MessageActions } from './message-actions.ts';
 import { ReasoningBlock } from './reasoning-block.tsx';
+import { sourceEvidenceOf } from './source-evidence.ts';
 import { ToolBlock } from './tool-block.tsx';
 
 export interface AssistantMessageProps {
@@ -32,6 +33,16 @@ export function AssistantMessage({ state, actions, now }: AssistantMessageProps)
   const [showTimeline, setShowTimeline] = useState(false);
   const timelineId = useId();
   const hintKey = state.hint ? HINTS[state.hint.code] : undefined;
+  const evidence = useMemo(() => sourceEvidenceOf(state.blocks), [state.blocks]);
+  const { openSource } = actions;
+  const openCitedSource = useCallback(
+    (citation: string) => openSource(citation, evidence.get(citation)),
+    [openSource, evidence],
+  );
+  const blockActions = useMemo(
+    () => ({ ...actions, openSource: openCitedSource }),
+    [actions, openCitedSource],
+  );
   const waiting =
     (state.status === 'running' || state.status === 'idle') &&
     state.blocks.length === 0 &&
@@ -41,7 +52,7 @@ export function AssistantMessage({ state, actions, now }: AssistantMessageProps)
     <article className="assistant-message" data-status={state.status} data-testid="assistant-message">
       <div className="assistant-blocks">
         {state.blocks.map((block) => (
-          <BlockView key={block.blockId} block={block} actions={actions} />
+          <BlockView key={block.blockId} block={block} actions={blockActions} />
         ))}
       </div>
       {waiting && (

@@ -10,6 +10,7 @@ export { AnswerBlock, type AnswerBlockProps } from './answer-block.tsx';
 export { AssistantMessage, type AssistantMessageProps } from './assistant-message.tsx';
 export { ConfirmCard, type ConfirmCardProps } from './confirm-card.tsx';
 export { ErrorBlock, ErrorNotice } from './error-block.tsx';
-export type { MessageActions } from './message-actions.ts';
+export type { MessageActions, SourceEvidence } from './message-actions.ts';
 export { ReasoningBlock } from './reasoning-block.tsx';
+export { sourceEvidenceOf } from './source-evidence.ts';
 export { ToolBlock } from './tool-block.tsx';

@@ -8,6 +8,16 @@ export interface MessageActions {
   deciding: ReadonlySet<string>;
   /** A decision the server refused (e.g. 409 decision_conflict), shown on the card; keyed by toolCallId. */
   decisionErrors: ReadonlyMap<string, string>;
-  /** Open a cited knowledge source, e.g. `knowledge/policies/order-changes.md#L21`. */
-  openSource(citation: string): void;
+  /**
+   * Open a cited knowledge source, e.g. `knowledge/policies/order-changes.md#L21`, with the
+   * passage the run's knowledge search gave for it, when the message has one.
+   */
+  openSource(citation: string, evidence?: SourceEvidence): void;
+}
+
+/** What `search_knowledge` returned for a citation: the matched clause in its passage. */
+export interface SourceEvidence {
+  text: string;
+  context: string;
+  section: string;
 }

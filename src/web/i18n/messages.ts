@@ -98,6 +98,7 @@ export const zhCN = {
   'source.loading': '正在加载来源…',
   'source.failed': '来源加载失败：{message}',
   'source.line': '第 {line} 行',
+  'source.passage': '回答依据的段落',
   'units.seconds': '{seconds} 秒',
   // Errors by code. Client-side failures are translated; for the server's own codes an empty
   // Chinese entry means "show the server's sentence", which is already in the shopper's words.
@@ -215,6 +216,7 @@ export const en: Record<MessageKey, string> = {
   'source.loading': 'Loading the source…',
   'source.failed': 'Could not load the source: {message}',
   'source.line': 'line {line}',
+  'source.passage': 'The passage the answer is based on',
   'units.seconds': '{seconds} s',
   'error.network_error': 'Cannot reach the server; check the network and try again',
   'error.connection_lost': 'The connection broke',

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import type { RunstreamClient } from '../../client/index.ts';
+import type { SourceEvidence } from '../blocks/index.ts';
 import { useI18n } from '../i18n/index.ts';
 import { parseCitation } from '../markdown/link-citations.ts';
 
@@ -10,16 +11,20 @@ interface SourceDocument {
 }
 
 /**
- * The cited knowledge document beside the chat, the cited line highlighted and scrolled into view.
- * Its text is shown as text: a knowledge file never becomes HTML on the page.
+ * The cited knowledge document beside the chat: first the passage the answer was written from, its
+ * matched clause marked (when the message's knowledge search returned one), then the whole file,
+ * the cited line highlighted and scrolled into view. Text is shown as text: neither a passage nor a
+ * knowledge file ever becomes HTML on the page.
  */
 export function SourceDrawer({
   client,
   citation,
+  evidence,
   onClose,
 }: {
   client: RunstreamClient;
   citation: string;
+  evidence?: SourceEvidence | undefined;
   onClose(): void;
 }) {
   const { t } = useI18n();
@@ -76,6 +81,7 @@ export function SourceDrawer({
           {t('source.close')}
         </button>
       </header>
+      {evidence !== undefined && <MatchedPassage evidence={evidence} />}
       {error !== null && (
         <p role="alert" className="notice notice-danger">
           {t('source.failed', { message: error })}
@@ -99,6 +105,28 @@ export function SourceDrawer({
         </ol>
       )}
     </aside>
+  );
+}
+
+/** The passage with its matched clause in a `<mark>`; the passage alone when the clause is not in it. */
+function MatchedPassage({ evidence }: { evidence: SourceEvidence }) {
+  const { t } = useI18n();
+  const at = evidence.context.indexOf(evidence.text);
+  return (
+    <section className="source-passage" aria-label={t('source.passage')} data-testid="source-passage">
+      <p className="muted source-passage-section">{evidence.section}</p>
+      <blockquote>
+        {at === -1 ? (
+          evidence.context
+        ) : (
+          <>
+            {evidence.context.slice(0, at)}
+            <mark>{evidence.text}</mark>
+            {evidence.context.slice(at + evidence.text.length)}
+          </>
+        )}
+      </blockquote>
+    </section>
   );
 }
 

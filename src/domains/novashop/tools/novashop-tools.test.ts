@@ -179,7 +179,7 @@ describe('cancel_order', () => {
 });
 
 describe('search_knowledge', () => {
-  it('maps hits to evidence: text, section (heading path joined by ›), citation', async () => {
+  it('maps hits to evidence: text, context, section (heading path joined by ›), citation', async () => {
     const calls: unknown[] = [];
     const knowledge: KnowledgeSearch = {
       async search(query, options) {
@@ -189,6 +189,7 @@ describe('search_knowledge', () => {
           hits: [
             {
               text: 'NovaTrail X2 签收后 7 个自然日内可申请退货；',
+              context: 'NovaTrail X2 签收后 7 个自然日内可申请退货；商品需保持完好。',
               title: 'NovaShop 退货政策',
               headingPath: ['NovaShop 退货政策', '五、NovaTrail X2 专项规定', '退货时限与条件'],
               source: { citation: 'knowledge/policies/return-policy.md#L66' },
@@ -206,10 +207,12 @@ describe('search_knowledge', () => {
       hits: [
         {
           text: 'NovaTrail X2 签收后 7 个自然日内可申请退货；',
+          context: 'NovaTrail X2 签收后 7 个自然日内可申请退货；商品需保持完好。',
           section: 'NovaShop 退货政策 › 五、NovaTrail X2 专项规定 › 退货时限与条件',
           citation: 'knowledge/policies/return-policy.md#L66',
         },
-        { text: '无标题', section: 'faq', citation: 'knowledge/faq.json#L1' },
+        // Without a context of its own (a fake search), the clause stands in for it.
+        { text: '无标题', context: '无标题', section: 'faq', citation: 'knowledge/faq.json#L1' },
       ],
     });
     expect(calls).toEqual([{ query: 'X2 退货', topK: 4, hasSignal: true }]);
@@ -231,15 +234,19 @@ describe('search_knowledge', () => {
     });
     afterAll(() => knowledge.close());
 
-    it('returns the clause for a shipped order, cited', async () => {
+    it('returns the clause for a shipped order in its passage, cited, each passage once', async () => {
       const tool = createSearchKnowledgeTool(knowledge.knowledge);
       const result = await tool.execute({ query: '已发货订单不能直接取消 物流拦截', topK: 3 }, context);
       expect(result.lowEvidence).toBe(false);
-      expect(result.hits[0]).toEqual({
+      expect(result.hits[0]).toMatchObject({
         text: '已发货订单不能直接取消，可以申请物流拦截，或在签收后申请退货。',
         section: 'NovaShop 订单变更规则 › 二、取消订单',
         citation: 'knowledge/policies/order-changes.md#L21',
       });
+      // The list the clause is an item of, around it: what the other cancellation rules say.
+      expect(result.hits[0]?.context).toContain('已支付待发货订单可以在订单详情页直接取消');
+      expect(result.hits[0]?.context).toContain(result.hits[0]?.text);
+      expect(new Set(result.hits.map((hit) => hit.context)).size).toBe(result.hits.length);
     });
   });
 });

@@ -4,6 +4,8 @@ import type { Tool } from '../../../runtime/tool.ts';
 /** One hit as the knowledge base returns it (`src/retrieval` `SearchHit`, the fields used here). */
 export interface KnowledgeHit {
   text: string;
+  /** The clause's parent passage (see `SearchHit.context`); a fake may leave it out. */
+  context?: string;
   title: string;
   headingPath: readonly string[];
   source: { citation: string };
@@ -19,12 +21,15 @@ export interface KnowledgeSearch {
 
 export const SearchKnowledgeArgsSchema = z.object({
   query: z.string().trim().min(1).max(200).describe('要查的问题或关键词，例如「NovaTrail X2 退货」'),
-  topK: z.number().int().min(1).max(8).optional().describe('返回几条条款，1 到 8，默认 4'),
+  topK: z.number().int().min(1).max(8).optional().describe('返回几段原文，1 到 8，默认 4'),
 });
 export type SearchKnowledgeArgs = z.infer<typeof SearchKnowledgeArgsSchema>;
 
 export interface KnowledgeEvidence {
+  /** The clause that matched. */
   text: string;
+  /** The passage around it: read this, since the answer is often the next sentence. */
+  context: string;
   /** The heading path, e.g. NovaShop 退货政策 › 一、7 天无理由退货 › 适用范围与时限. */
   section: string;
   /** `path#L12`: cite it next to the clause. */
@@ -41,8 +46,9 @@ export interface SearchKnowledgeResult {
 export const SEARCH_KNOWLEDGE_DEFAULT_TOP_K = 4;
 
 /**
- * `search_knowledge`: NovaShop's policies, product pages and FAQ, as evidence (clauses with their
- * section and citation), never a verdict: the model decides what the clauses mean for the question.
+ * `search_knowledge`: NovaShop's policies, product pages and FAQ, as evidence (matched clauses with
+ * their passage, section and citation), never a verdict: the model decides what they mean for the
+ * question. Hits are distinct passages, so topK is how many passages the model reads.
  */
 export function createSearchKnowledgeTool(
   knowledge: KnowledgeSearch,
@@ -52,7 +58,9 @@ export function createSearchKnowledgeTool(
     title: '知识检索',
     description:
       '检索 NovaShop 的政策条款、商品页和常见问题（退货、退款、换货、配送、运费、尺码、保修、发票、积分等），' +
-      '返回原文条款、所在章节和出处（citation）。回答时只依据返回的条款并注明出处；lowEvidence 为 true 表示没找到可靠依据。',
+      '返回命中的条款（text）、它所在的整段原文（context，答案常在相邻的句子里）、所在章节和出处（citation）。' +
+      '回答时只依据返回的原文并注明出处，每个出处只引用一次；lowEvidence 为 true 表示没找到可靠依据，' +
+      '这时要直说没有找到，不要猜。',
     parameters: SearchKnowledgeArgsSchema,
     effect: 'read',
     timeoutMs: 15_000,
@@ -67,6 +75,7 @@ export function createSearchKnowledgeTool(
         lowEvidence: result.lowEvidence,
         hits: result.hits.map((hit) => ({
           text: hit.text,
+          context: hit.context ?? hit.text,
           section: hit.headingPath.length > 0 ? hit.headingPath.join(' › ') : hit.title,
           citation: hit.source.citation,
         })),
