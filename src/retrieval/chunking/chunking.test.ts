@@ -166,3 +166,48 @@ describe('loading documents', () => {
     expect(identifyChunks('other.txt', chunks)[0]?.chunkId).not.toBe(first[0]?.chunkId);
   });
 });
+
+describe('parent passages', () => {
+  it('numbers a paragraph, a list and a table as one passage each, and FAQ entries and text paragraphs alike', () => {
+    const markdown = chunkMarkdown(
+      [
+        '# 政策',
+        '第一句说的是退货。第二句说的是换货。',
+        '',
+        '- 条目一。',
+        '- 条目二。',
+        '',
+        '| 尺码 | 脚长 |',
+        '| --- | --- |',
+        '| M | 26.5 |',
+        '| L | 27.5 |',
+        '',
+        '## 另一节',
+        '- 新的列表。',
+        '另一段。',
+      ].join('\n'),
+      'policy',
+    );
+    expect(markdown.chunks.map((chunk) => [chunk.text, chunk.parent])).toEqual([
+      ['第一句说的是退货。', 1],
+      ['第二句说的是换货。', 1],
+      ['条目一。', 2],
+      ['条目二。', 2],
+      ['尺码: M，脚长: 26.5', 3],
+      ['尺码: L，脚长: 27.5', 3],
+      ['新的列表。', 4],
+      ['另一段。', 5],
+    ]);
+    const faq = parseJsonFaq(
+      JSON.stringify([
+        { questions: ['a'], answer: '答一。' },
+        { questions: ['b'], answer: '答二。' },
+      ]),
+      'faq',
+      'faq.json',
+    );
+    expect(faq.chunks.map((chunk) => chunk.parent)).toEqual([1, 2]);
+    const text = chunkPlainText('第一句说的是退货。第二句说的是换货。\n\n另一段说的是发票。', 'notes');
+    expect(text.chunks.map((chunk) => chunk.parent)).toEqual([1, 1, 2]);
+  });
+});
