@@ -106,7 +106,11 @@ export async function kbCommand(
           );
         }
         const report = await evaluate(queries, (query, topK) => knowledge.search(query, { topK }));
-        if (values.json) print(JSON.stringify({ overall: report.overall, byType: report.byType }));
+        if (values.json) {
+          print(
+            JSON.stringify({ overall: report.overall, byType: report.byType, lowEvidence: report.lowEvidence }),
+          );
+        }
         else {
           print(
             `${queries.length} queries, lanes: ${knowledge.activeLanes.join(' + ')}, hit = a top-10 chunk containing a gold substring`,

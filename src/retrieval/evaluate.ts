@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { fitThreshold, rocAuc, type ThresholdFit } from './evidence-calibration.ts';
+import { evidenceStrength, type SearchEvidence } from './knowledge-base.ts';
 import { RetrievalError } from './retrieval-error.ts';
 
 const EvalQuerySchema = z.object({
@@ -43,6 +45,8 @@ export interface EvalSearchResult {
   /** `context`, when a hit has one, is the evidence the reader gets; `text` is the scored clause. */
   hits: readonly { text: string; context?: string }[];
   lowEvidence: boolean;
+  /** The signals behind the flag, when the search reports them: they make the ROC curve. */
+  evidence?: SearchEvidence;
 }
 
 export interface QueryOutcome {
@@ -58,6 +62,8 @@ export interface QueryOutcome {
   /** The same, counting only the scored clause (`text`): what a hit gave before it had a context. */
   clauseRank: number | null;
   lowEvidence: boolean;
+  /** See `evidenceStrength`; null when the search reported no evidence. */
+  strength: number | null;
 }
 
 export interface Metrics {
@@ -76,9 +82,21 @@ export interface Metrics {
   flaggedUnanswerable: number;
 }
 
+/** How well evidence strength separates answerable questions from unanswerable ones. */
+export interface LowEvidenceReport {
+  /** ROC AUC over all questions with a strength; null without both kinds. */
+  auc: number | null;
+  /**
+   * The threshold this set would choose (`fitThreshold`: most no-answer questions flagged, at most
+   * 5% of answerable ones), for calibration; not what the search used.
+   */
+  bestThreshold: ThresholdFit | null;
+}
+
 export interface EvalReport {
   overall: Metrics;
   byType: Record<string, Metrics>;
+  lowEvidence: LowEvidenceReport;
   outcomes: QueryOutcome[];
 }
 
@@ -110,13 +128,22 @@ export async function evaluate(
       rank: rankOf((hit) => hit.context ?? hit.text),
       clauseRank: rankOf((hit) => hit.text),
       lowEvidence: result.lowEvidence,
+      strength: result.evidence ? evidenceStrength(result.evidence) : null,
     });
   }
   const byType: Record<string, Metrics> = {};
   for (const type of [...new Set(outcomes.map((outcome) => outcome.type))].sort()) {
     byType[type] = summarize(outcomes.filter((outcome) => outcome.type === type));
   }
-  return { overall: summarize(outcomes), byType, outcomes };
+  const scored = outcomes.flatMap((outcome) =>
+    outcome.strength === null ? [] : [{ strength: outcome.strength, answerable: outcome.answerable }],
+  );
+  return {
+    overall: summarize(outcomes),
+    byType,
+    lowEvidence: { auc: rocAuc(scored), bestThreshold: fitThreshold(scored) },
+    outcomes,
+  };
 }
 
 export function summarize(outcomes: readonly QueryOutcome[]): Metrics {
@@ -170,10 +197,18 @@ export function formatEvalReport(report: EvalReport): string {
     row('overall', report.overall),
   ];
   const widths = header.map((_, column) => Math.max(...rows.map((cells) => (cells[column] ?? '').length)));
-  return rows
+  const table = rows
     .map((cells, index) => {
       const line = cells.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ');
       return index === rows.length - 1 ? `${'-'.repeat(line.length)}\n${line}` : line;
     })
     .join('\n');
+  const { auc, bestThreshold } = report.lowEvidence;
+  if (auc === null) return table;
+  const { overall } = report;
+  const best =
+    bestThreshold === null
+      ? ''
+      : `; this set's best threshold ${bestThreshold.threshold.toFixed(2)} would flag ${bestThreshold.flaggedUnanswerable}/${overall.unanswerable} no-answer and ${bestThreshold.flaggedAnswerable}/${overall.answerable} answerable`;
+  return `${table}\nlow evidence: AUC ${auc.toFixed(3)}; flagged ${overall.flaggedUnanswerable}/${overall.unanswerable} no-answer and ${overall.falseLowEvidence}/${overall.answerable} answerable${best}`;
 }

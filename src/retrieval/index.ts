@@ -7,6 +7,7 @@ export * from './chunking/index.ts';
 export * from './cosine-similarity.ts';
 export * from './embedder.ts';
 export * from './evaluate.ts';
+export * from './evidence-calibration.ts';
 export * from './hashed-ngram-embedder.ts';
 export * from './ingest.ts';
 export * from './knowledge-base.ts';
