@@ -75,6 +75,10 @@ describe('runstream kb', () => {
       expect(hit.context.slice(first.start, first.end)).toBe(hit.text);
     }
     expect(new Set(lines.map((hit: { context: string }) => hit.context)).size).toBe(lines.length);
+    // With the n-gram lane off, only lanes that are on rank the hits.
+    const keywordsOnly = await runstream('kb', 'search', '七天能退吗', '--json', '--weights', 'ngram=0');
+    for (const line of keywordsOnly.stdout.trim().split('\n'))
+      expect(JSON.parse(line).lanes.ngram).toBeUndefined();
   });
 
   it('evaluates a queries file and prints the metrics by type', async () => {
@@ -98,6 +102,9 @@ describe('runstream kb', () => {
       [['kb', 'search', '   '], 2, /needs a query/],
       [['kb', 'eval', join(directory, 'nope.jsonl')], 1, /no such file/],
       [['kb', 'search', 'x', '--top-k', 'ten'], 2, /--top-k must be an integer/],
+      [['kb', 'search', 'x', '--context-chars', '0'], 2, /--context-chars must be an integer/],
+      [['kb', 'search', 'x', '--weights', 'bm25=-1'], 2, /--weights takes lane=weight pairs/],
+      [['kb', 'search', 'x', '--weights', 'rerank=1'], 2, /--weights takes lane=weight pairs/],
       [['kb', 'frobnicate'], 2, /unknown kb subcommand/],
     ] as const;
     for (const [args, code, message] of cases) {

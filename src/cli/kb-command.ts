@@ -19,11 +19,13 @@ export const KB_USAGE = `Usage:
   runstream kb search "<query>" [--top-k 5] [--context-chars 300] [--json]
                                               K distinct passages; --json: one hit per line with
                                               text, context, highlights, score, lanes, source
-  runstream kb eval <queries.jsonl> [--json]  Recall@1, Recall@3 and MRR@10, overall and by type
+  runstream kb eval <queries.jsonl> [--json]  Recall@1, Recall@3 and MRR@10, overall and by type, and
+                                              how well low evidence separates no-answer questions
   runstream kb stats                          documents, chunks and active search lanes
 
 Options:
-  --db <file>   the SQLite file (default: $RUNSTREAM_DB or ./data/runstream.db)`;
+  --db <file>            the SQLite file (default: $RUNSTREAM_DB or ./data/runstream.db)
+  --weights <lane=w,…>   search and eval: fusion weights of exact, ngram, bm25, vector (0 = off)`;
 
 export async function kbCommand(
   argv: string[],
@@ -37,6 +39,7 @@ export async function kbCommand(
       db: { type: 'string' },
       'top-k': { type: 'string' },
       'context-chars': { type: 'string' },
+      weights: { type: 'string' },
       json: { type: 'boolean', default: false },
     },
   });
@@ -68,7 +71,7 @@ export async function kbCommand(
       const contextChars = parseContextChars(values['context-chars']);
       const database = openDatabase(databasePath);
       try {
-        const knowledge = await openKnowledgeBase(database);
+        const knowledge = await openKnowledgeBase(database, process.env, parseWeights(values.weights));
         if (knowledge.chunkCount === 0) {
           throw new RetrievalError(
             'invalid_source',
@@ -98,7 +101,7 @@ export async function kbCommand(
       const queries = parseEvalQueries(decodeUtf8(bytes, path), path);
       const database = openDatabase(databasePath);
       try {
-        const knowledge = await openKnowledgeBase(database);
+        const knowledge = await openKnowledgeBase(database, process.env, parseWeights(values.weights));
         if (knowledge.chunkCount === 0) {
           throw new RetrievalError(
             'invalid_source',
@@ -108,12 +111,15 @@ export async function kbCommand(
         const report = await evaluate(queries, (query, topK) => knowledge.search(query, { topK }));
         if (values.json) {
           print(
-            JSON.stringify({ overall: report.overall, byType: report.byType, lowEvidence: report.lowEvidence }),
+            JSON.stringify({
+              overall: report.overall,
+              byType: report.byType,
+              lowEvidence: report.lowEvidence,
+            }),
           );
-        }
-        else {
+        } else {
           print(
-            `${queries.length} queries, lanes: ${knowledge.activeLanes.join(' + ')}, hit = a top-10 chunk containing a gold substring`,
+            `${queries.length} queries, lanes: ${knowledge.activeLanes.join(' + ')}; a hit is a top-10 passage whose context holds a gold substring (clause columns: the matched clause alone)`,
           );
           print(formatEvalReport(report));
         }
@@ -147,6 +153,31 @@ function parseTopK(value: string | undefined): number {
   if (!Number.isInteger(topK) || topK <= 0 || topK > 100)
     throw new UsageError(`--top-k must be an integer from 1 to 100, got "${value}"`);
   return topK;
+}
+
+const LANES = ['exact', 'ngram', 'bm25', 'vector'] as const;
+
+/** `--weights bm25=0,vector=1`: fusion weights per lane, for ablations; 0 turns a lane off. */
+function parseWeights(value: string | undefined): {
+  weights?: Partial<Record<(typeof LANES)[number], number>>;
+} {
+  if (value === undefined) return {};
+  const weights: Partial<Record<(typeof LANES)[number], number>> = {};
+  for (const pair of value.split(',')) {
+    const [lane, weight] = pair.split('=').map((part) => part.trim());
+    const number = Number(weight);
+    if (
+      !LANES.includes(lane as (typeof LANES)[number]) ||
+      weight === '' ||
+      !Number.isFinite(number) ||
+      number < 0
+    )
+      throw new UsageError(
+        `--weights takes lane=weight pairs of ${LANES.join(', ')} (weight ≥ 0), got "${pair}"`,
+      );
+    weights[lane as (typeof LANES)[number]] = number;
+  }
+  return { weights };
 }
 
 function parseContextChars(value: string | undefined): number | undefined {
