@@ -183,7 +183,13 @@ function proposeCancel(transcript: Transcript, order: OrderFacts, language: Lang
     text: en
       ? `${found} I'll submit the cancellation; please confirm it on the card.`
       : `${found}我这就提交取消。`,
-    calls: [{ name: TOOL.cancelOrder, args: { orderId: order.orderId } }],
+    // The card speaks the shopper's language too; a Chinese request keeps the seed's exact call.
+    calls: [
+      {
+        name: TOOL.cancelOrder,
+        args: en ? { orderId: order.orderId, language: 'en' } : { orderId: order.orderId },
+      },
+    ],
   };
 }
 

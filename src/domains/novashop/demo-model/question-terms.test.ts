@@ -30,8 +30,14 @@ describe('answerScore', () => {
   const question = questionProfile('退货政策是怎样的？七天无理由吗？');
 
   it('ranks the clause that states the 7-day rule above the exceptions list', () => {
-    const rule = answerScore(question, termProfile('除本政策列明的例外商品外，商品签收后 7 个自然日内支持无理由退货。'));
-    const exception = answerScore(question, termProfile('特价清仓商品，商品页会标注「清仓特价，不支持无理由退货」。'));
+    const rule = answerScore(
+      question,
+      termProfile('除本政策列明的例外商品外，商品签收后 7 个自然日内支持无理由退货。'),
+    );
+    const exception = answerScore(
+      question,
+      termProfile('特价清仓商品，商品页会标注「清仓特价，不支持无理由退货」。'),
+    );
     expect(rule).toBeGreaterThan(exception);
   });
 

@@ -48,7 +48,9 @@ describe('selectClauses', () => {
       families: [],
       max: 3,
     });
-    expect(clauses.map((clause) => clause.text)).toEqual(['特价清仓商品，商品页会标注「清仓特价，不支持无理由退货」。']);
+    expect(clauses.map((clause) => clause.text)).toEqual([
+      '特价清仓商品，商品页会标注「清仓特价，不支持无理由退货」。',
+    ]);
   });
 
   it('quotes a fact two passages state once, the more complete wording, with both citations', () => {
@@ -83,7 +85,11 @@ describe('selectClauses', () => {
         citation: 'knowledge/policies/size-guide.md#L5',
       },
     ];
-    const clauses = selectClauses(hits, { question: questionProfile('X2 偏小吗'), families: familiesIn('X2 偏小吗'), max: 3 });
+    const clauses = selectClauses(hits, {
+      question: questionProfile('X2 偏小吗'),
+      families: familiesIn('X2 偏小吗'),
+      max: 3,
+    });
     expect(clauses).toEqual([]);
   });
 });
