@@ -23,7 +23,8 @@ const GLOSSARY: readonly { english: RegExp; chinese: string }[] = [
   { english: /\bcouriers?\b|\bcarriers?\b|\bexpress\b/, chinese: '快递' },
   { english: /\btrack(?:ing)?\b/, chinese: '物流' },
   { english: /\bsizes?\b|\bsizing\b|\bfit(?:s)?\b/, chinese: '尺码' },
-  { english: /\b(?:too small|runs? small|tight)\b/, chinese: '偏小' },
+  // The knowledge says what to do about it: 偏窄 … 建议大一码.
+  { english: /\b(?:too small|runs? small|tight)\b/, chinese: '偏小 大一码' },
   { english: /\b(?:too big|too large|runs? (?:big|large)|loose)\b/, chinese: '偏大' },
   { english: /\bshoes?\b|\bsneakers?\b|\btrainers?\b/, chinese: '鞋' },
   { english: /\bwatch(?:es)?\b/, chinese: '手表' },
@@ -36,8 +37,15 @@ const GLOSSARY: readonly { english: RegExp; chinese: string }[] = [
 
 /** The Chinese key words of an English question, in the glossary's order, each once. */
 export function chineseTermsOf(question: string): string[] {
+  // Each phrase is read once, the longest first: free shipping is 包邮, not also 发货.
+  let rest = question.toLowerCase();
+  const terms: string[] = [];
+  for (const entry of GLOSSARY) {
+    if (!entry.english.test(rest)) continue;
+    terms.push(entry.chinese);
+    rest = rest.replace(new RegExp(entry.english.source, 'g'), ' ');
+  }
   const lower = question.toLowerCase();
-  const terms = GLOSSARY.filter((entry) => entry.english.test(lower)).map((entry) => entry.chinese);
   // A quantity the shopper gave (7 days, 99 yuan) is searched for as the knowledge writes it.
   for (const match of lower.matchAll(/(\d+)\s*(days?|hours?|yuan|rmb)\b/g)) {
     const unit = match[2]?.startsWith('day') ? '天' : match[2]?.startsWith('hour') ? '小时' : '元';
