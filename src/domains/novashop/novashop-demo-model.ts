@@ -16,8 +16,10 @@ export interface NovaShopDemoModelOptions {
  * (`demo-model/intent.ts`), looks at the tool calls it already made in this run and what came back,
  * and at which tools it may call now (`cancel_order` only once `order-change` is loaded), and
  * plays the next step of one of a few scenarios: cancel an order (seed 002), order status, return,
- * shipping and size questions answered from `search_knowledge` with citations, and a polite refusal
- * otherwise. Answers quote tool results only. Everything it says is streamed in small deltas.
+ * shipping and size questions answered from `search_knowledge` (the answering clause first, a fact
+ * once, each passage cited once, low evidence said plainly), and a polite refusal otherwise. It
+ * answers in the shopper's language, Chinese or English (`demo-model/language.ts`). Answers quote
+ * tool results only. Everything it says is streamed in small deltas.
  *
  * Host tools (any tool in the request that is not NovaShop's own, declared by a host that runs it)
  * come first: when the message names one or plainly asks for what it does

@@ -1,42 +1,49 @@
-import { PRODUCT_FAMILIES, type ProductFamily } from './intent.ts';
-import type { EvidenceHit } from './tool-facts.ts';
+import { citationNote, type Language } from './language.ts';
+import type { QuotedClause } from './select-clauses.ts';
 
-export interface HitSelection {
-  /** The products the question is about; hits about other products are left out. */
-  families: readonly ProductFamily[];
-  /** Keep only hits whose text matches. */
-  mustMatch?: RegExp;
-  max: number;
+/** One line of quoted evidence: the clauses of one passage, and where they are from. */
+export interface EvidenceLine {
+  text: string;
+  citations: string[];
 }
 
 /**
- * The hits worth quoting, in the retriever's order: no clause about another product (a size
- * question about X2 does not need the jacket's size chart), none that repeats another, at most `max`.
- * When the question names no product, general clauses are preferred to product-specific ones.
+ * The clauses as lines, one per passage, in the order of each passage's best clause, so every
+ * citation is given once: two clauses of one passage share a line, and a citation the answer
+ * already gives (on an earlier line, or in `cited`) is not repeated on a merged clause.
  */
-export function selectHits(hits: readonly EvidenceHit[], selection: HitSelection): EvidenceHit[] {
-  const about = (hit: EvidenceHit) =>
-    PRODUCT_FAMILIES.filter((family) => family.inKnowledge.test(`${hit.section} ${hit.text}`));
-  let kept = hits.filter((hit) => selection.mustMatch === undefined || selection.mustMatch.test(hit.text));
-  if (selection.families.length > 0) {
-    kept = kept.filter((hit) => about(hit).every((family) => selection.families.includes(family)));
-  } else {
-    const general = kept.filter((hit) => about(hit).length === 0);
-    if (general.length > 0) kept = general;
+export function evidenceLines(
+  clauses: readonly QuotedClause[],
+  cited: Set<string> = new Set(),
+): EvidenceLine[] {
+  const lines: EvidenceLine[] = [];
+  const byPassage = new Map<string, EvidenceLine>();
+  for (const clause of clauses) {
+    const [passage = '', ...alsoIn] = clause.citations;
+    let line = byPassage.get(passage);
+    if (line === undefined) {
+      line = { text: '', citations: [] };
+      byPassage.set(passage, line);
+      lines.push(line);
+    }
+    line.text += clause.text;
+    for (const citation of [passage, ...alsoIn]) {
+      if (citation === '' || cited.has(citation)) continue;
+      // A citation that has a line of its own further down is given there, not here.
+      if (citation !== passage && clauses.some((other) => other.citations[0] === citation)) continue;
+      cited.add(citation);
+      line.citations.push(citation);
+    }
   }
-  const seen = new Set<string>();
-  return kept
-    .filter((hit) => {
-      if (seen.has(hit.text)) return false;
-      seen.add(hit.text);
-      return true;
-    })
-    .slice(0, selection.max);
+  return lines;
 }
 
-/** `- 已发货订单不能直接取消，…。（来源：knowledge/policies/order-changes.md#L21）` */
-export function evidenceLine(hit: EvidenceHit): string {
-  const text = hit.text.trim().replace(/[；;，,、：:]$/, '。');
-  const ended = /[。！？.!?）)」]$/.test(text) ? text : `${text}。`;
-  return hit.citation ? `- ${ended}（来源：${hit.citation}）` : `- ${ended}`;
+/** `已发货订单不能直接取消，…。（来源：knowledge/policies/order-changes.md#L21）` */
+export function formatEvidence(line: EvidenceLine, language: Language): string {
+  return `${line.text}${citationNote(language, line.citations)}`;
+}
+
+/** `- …（来源：…）`: a quoted line in a list. */
+export function evidenceBullet(line: EvidenceLine, language: Language): string {
+  return `- ${formatEvidence(line, language)}`;
 }

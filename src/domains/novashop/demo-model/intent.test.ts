@@ -19,6 +19,16 @@ describe('detectIntent', () => {
     ['下单后多久发货', 'shipping'],
     ['运费怎么算', 'shipping'],
     ['今天天气怎么样', 'unknown'],
+    ['Where is my order?', 'status'],
+    ['What is the status of order 88235?', 'status'],
+    ['cancel my order NS88235', 'cancel'],
+    ['Please cancel the watch if it has not shipped', 'cancel'],
+    ['If I cancel, when do I get my refund?', 'return'],
+    ['Can I return shoes after 7 days?', 'return'],
+    ['Which size should I get for the X2? Does it run small?', 'size'],
+    ['How long does shipping take?', 'shipping'],
+    ['Is there free shipping?', 'shipping'],
+    ["What's the weather like?", 'unknown'],
     ['', 'unknown'],
   ])('%s → %s', (message, intent) => {
     expect(detectIntent(message)).toBe(intent);
@@ -34,6 +44,8 @@ describe('the other readings', () => {
     expect(orderNumberIn('88235 现在什么状态')).toBe('88235');
     expect(orderNumberIn('订单号是88235吗')).toBe('88235');
     expect(orderNumberIn('我脚长 262')).toBeUndefined();
+    expect(orderNumberIn('cancel my order NS88235')).toBe('88235');
+    expect(orderNumberIn('order #88235 please')).toBe('88235');
   });
 
   it('maps what shoppers say to products', () => {
@@ -49,5 +61,6 @@ describe('the other readings', () => {
   it('hears 「还没发货的话」', () => {
     expect(onlyIfNotShipped('我买的那块表还没发货的话，帮我取消吧')).toBe(true);
     expect(onlyIfNotShipped('帮我取消 88235')).toBe(false);
+    expect(onlyIfNotShipped("Cancel the watch if it hasn't shipped yet")).toBe(true);
   });
 });

@@ -28,7 +28,15 @@ export type OrderFacts = z.infer<typeof OrderFactsSchema>;
 const EvidenceSchema = z.object({
   lowEvidence: z.boolean().catch(false),
   hits: z
-    .array(z.object({ text: z.string(), section: z.string().catch(''), citation: z.string().catch('') }))
+    .array(
+      z.object({
+        text: z.string(),
+        // The clause's passage; a search without it (an older tool, a fake) gives the clause alone.
+        context: z.string().optional().catch(undefined),
+        section: z.string().catch(''),
+        citation: z.string().catch(''),
+      }),
+    )
     .catch([]),
 });
 export type Evidence = z.infer<typeof EvidenceSchema>;
@@ -81,10 +89,4 @@ export function orderLabel(order: OrderFacts): string {
   const first = order.items[0];
   if (first === undefined) return `订单 ${order.orderId}`;
   return familyOfItem(first.name)?.label ?? first.name;
-}
-
-/** 实付 for a paid order, 应付 for one not paid yet. */
-export function amountPhrase(order: OrderFacts): string {
-  if (order.paidAmount === undefined) return '';
-  return order.status === '待付款' ? `应付 ${order.paidAmount} 元` : `实付 ${order.paidAmount} 元`;
 }

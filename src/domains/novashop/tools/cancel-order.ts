@@ -11,6 +11,10 @@ import {
 
 export const CancelOrderArgsSchema = z.object({
   orderId: z.string().trim().min(1).max(32).describe('要取消的订单号，例如 88235'),
+  language: z
+    .enum(['zh-CN', 'en'])
+    .optional()
+    .describe('确认卡的语言：买家用英文提问时传 en，否则不传（默认简体中文）'),
 });
 export type CancelOrderArgs = z.infer<typeof CancelOrderArgsSchema>;
 
@@ -56,7 +60,7 @@ export function createCancelOrderTool(orders: OrderRepository): Tool<CancelOrder
       }
       const refusal = cancellationRefusal(order);
       if (refusal) throw refusal;
-      return confirmationFor(order);
+      return confirmationFor(order, args.language);
     },
     async execute(args, context) {
       context.signal.throwIfAborted();
@@ -77,9 +81,28 @@ export function createCancelOrderTool(orders: OrderRepository): Tool<CancelOrder
   };
 }
 
-/** The card: 取消订单 · 订单 88235 · Apple Watch Series 12, with number, items, amount and status. */
-export function confirmationFor(order: Order): ConfirmationRequest {
+/**
+ * The card: 取消订单 · 订单 88235 · Apple Watch Series 12, with number, items, amount and status.
+ * In English when the model asks for it (the shopper wrote in English): the labels and the status
+ * are translated, the items are quoted as the order has them.
+ */
+export function confirmationFor(order: Order, language: 'zh-CN' | 'en' = 'zh-CN'): ConfirmationRequest {
   const [first] = order.items;
+  const unpaid = order.status === '待付款';
+  if (language === 'en') {
+    const more = order.items.length > 1 ? ` and ${order.items.length - 1} more` : '';
+    const status = STATUS_IN_ENGLISH[order.status];
+    return {
+      title: 'Cancel order',
+      description: `Order ${order.orderId}${first ? ` · ${first.name}${more}` : ''}`,
+      details: [
+        { label: 'Order number', value: order.orderId },
+        { label: 'Items', value: describeItems(order.items) },
+        { label: unpaid ? 'Amount due' : 'Amount paid', value: `¥${order.paidAmount}` },
+        { label: 'Status', value: status ? `${status} (${order.status})` : order.status },
+      ],
+    };
+  }
   const more = order.items.length > 1 ? ` 等 ${order.items.length} 件商品` : '';
   return {
     title: '取消订单',
@@ -87,11 +110,17 @@ export function confirmationFor(order: Order): ConfirmationRequest {
     details: [
       { label: '订单号', value: order.orderId },
       { label: '商品', value: describeItems(order.items) },
-      { label: order.status === '待付款' ? '应付金额' : '实付金额', value: `¥${order.paidAmount}` },
+      { label: unpaid ? '应付金额' : '实付金额', value: `¥${order.paidAmount}` },
       { label: '订单状态', value: order.status },
     ],
   };
 }
+
+/** Only the statuses a cancellable order can have reach a card. */
+const STATUS_IN_ENGLISH: Record<string, string> = {
+  待付款: 'Awaiting payment',
+  已支付待发货: 'Paid, not shipped yet',
+};
 
 function outcome(order: Order, alreadyCancelled: boolean): string {
   const head = alreadyCancelled

@@ -137,6 +137,24 @@ describe('cancel_order', () => {
     expect(card?.details[2]).toEqual({ label: '应付金额', value: '¥899.00' });
   });
 
+  it('builds the card in English when asked (the shopper wrote in English)', async () => {
+    expect(tool().parameters.parse({ orderId: '88240', language: 'en' })).toEqual({
+      orderId: '88240',
+      language: 'en',
+    });
+    const card = await tool().confirm?.({ orderId: '88240', language: 'en' }, context);
+    expect(card).toEqual({
+      title: 'Cancel order',
+      description: 'Order 88240 · NovaPeak 三合一冲锋衣',
+      details: [
+        { label: 'Order number', value: '88240' },
+        { label: 'Items', value: expect.stringContaining('NovaPeak 三合一冲锋衣') },
+        { label: 'Amount due', value: '¥899.00' },
+        { label: 'Status', value: 'Awaiting payment (待付款)' },
+      ],
+    });
+  });
+
   it.each([
     ['88229', 'order_shipped', '可以申请物流拦截，或在签收后申请退货'],
     ['88197', 'order_delivered', '请按退货政策申请退货'],

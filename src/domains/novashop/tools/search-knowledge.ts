@@ -59,8 +59,9 @@ export function createSearchKnowledgeTool(
     description:
       '检索 NovaShop 的政策条款、商品页和常见问题（退货、退款、换货、配送、运费、尺码、保修、发票、积分等），' +
       '返回命中的条款（text）、它所在的整段原文（context，答案常在相邻的句子里）、所在章节和出处（citation）。' +
-      '回答时只依据返回的原文并注明出处，每个出处只引用一次；lowEvidence 为 true 表示没找到可靠依据，' +
-      '这时要直说没有找到，不要猜。',
+      '回答时只依据返回的原文并注明出处，先引用回答问题的那一句，说同一件事的条款只引用一次，每个出处只引用一次；' +
+      'lowEvidence 为 true 表示没找到可靠依据：这时不要把返回的条款当作答案引用，要直说没有找到可靠依据，' +
+      '请买家换个说法或转人工客服，不要猜。知识是中文的：英文问题请带上中文关键词检索。',
     parameters: SearchKnowledgeArgsSchema,
     effect: 'read',
     timeoutMs: 15_000,
