@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import {
@@ -10,6 +11,7 @@ import {
   RetrievalError,
   type SearchHit,
 } from '../retrieval/index.ts';
+import { createTextAnalyzer } from '../retrieval/text/index.ts';
 import { databasePathFromEnv, openDatabase } from '../store/index.ts';
 import { ProgressBar } from './progress-bar.ts';
 import { UsageError } from './usage-error.ts';
@@ -21,7 +23,9 @@ export const KB_USAGE = `Usage:
   runstream kb stats                          documents, chunks and active search lanes
 
 Options:
-  --db <file>   the SQLite file (default: $RUNSTREAM_DB or ./data/runstream.db)`;
+  --db <file>         the SQLite file (default: $RUNSTREAM_DB or ./data/runstream.db)
+  --synonyms <file>   a domain's synonym table (e.g. src/domains/novashop/synonyms.txt), added to
+                      the general analyser for search and eval (default: $RUNSTREAM_SYNONYMS or none)`;
 
 export async function kbCommand(
   argv: string[],
@@ -33,19 +37,24 @@ export async function kbCommand(
     allowPositionals: true,
     options: {
       db: { type: 'string' },
+      synonyms: { type: 'string' },
       'top-k': { type: 'string' },
       json: { type: 'boolean', default: false },
     },
   });
   const databasePath = values.db ?? databasePathFromEnv();
   const print = (line = '') => output.write(`${line}\n`);
+  const synonymsPath = values.synonyms ?? process.env.RUNSTREAM_SYNONYMS?.trim();
+  const analyzerOptions = synonymsPath
+    ? { analyzer: createTextAnalyzer({ synonyms: readSynonyms(synonymsPath) }) }
+    : {};
 
   switch (subcommand) {
     case 'ingest': {
       if (positionals.length === 0) throw new UsageError('kb ingest needs at least one file or folder');
       const database = openDatabase(databasePath);
       try {
-        const knowledge = await openKnowledgeBase(database);
+        const knowledge = await openKnowledgeBase(database, process.env, analyzerOptions);
         const bar = new ProgressBar();
         const summary = await knowledge.ingest(positionals, {
           onProgress: (progress) => bar.update(progress.phase, progress.done, progress.total),
@@ -64,7 +73,7 @@ export async function kbCommand(
       const topK = parseTopK(values['top-k']);
       const database = openDatabase(databasePath);
       try {
-        const knowledge = await openKnowledgeBase(database);
+        const knowledge = await openKnowledgeBase(database, process.env, analyzerOptions);
         if (knowledge.chunkCount === 0) {
           throw new RetrievalError(
             'invalid_source',
@@ -91,7 +100,7 @@ export async function kbCommand(
       const queries = parseEvalQueries(decodeUtf8(bytes, path), path);
       const database = openDatabase(databasePath);
       try {
-        const knowledge = await openKnowledgeBase(database);
+        const knowledge = await openKnowledgeBase(database, process.env, analyzerOptions);
         if (knowledge.chunkCount === 0) {
           throw new RetrievalError(
             'invalid_source',
@@ -114,7 +123,7 @@ export async function kbCommand(
     case 'stats': {
       const database = openDatabase(databasePath);
       try {
-        const knowledge = await openKnowledgeBase(database);
+        const knowledge = await openKnowledgeBase(database, process.env, analyzerOptions);
         print(`${databasePath}: ${knowledge.documentCount} documents, ${knowledge.chunkCount} chunks`);
         print(`search lanes: ${knowledge.activeLanes.join(' + ')}`);
       } finally {
@@ -127,6 +136,14 @@ export async function kbCommand(
         subcommand === undefined ? 'kb needs a subcommand' : `unknown kb subcommand "${subcommand}"`,
         KB_USAGE,
       );
+  }
+}
+
+function readSynonyms(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    throw new UsageError(`--synonyms: cannot read ${path}`);
   }
 }
 

@@ -11,7 +11,7 @@ import {
 } from './lanes/index.ts';
 import { type LaneName, type LaneRank, reciprocalRankFusion } from './reciprocal-rank-fusion.ts';
 import { RetrievalError } from './retrieval-error.ts';
-import { analyze, characterNgrams } from './text/index.ts';
+import { defaultTextAnalyzer, type TextAnalyzer } from './text/index.ts';
 
 export interface SearchFilter {
   docIds?: readonly string[];
@@ -71,6 +71,11 @@ export interface KnowledgeBaseOptions {
   rrfK?: number;
   /** Below this top n-gram cosine (and without an exact match) evidence is low. */
   lowEvidenceCosine?: number;
+  /**
+   * The text analysis of documents and queries. Default: general resources only. A domain passes
+   * `createTextAnalyzer({ synonyms })` with its own table (e.g. src/domains/novashop/synonyms.txt).
+   */
+  analyzer?: TextAnalyzer;
 }
 
 /** The offline default: the character n-gram lane leads, as measured (docs/retrieval.md). */
@@ -147,6 +152,7 @@ export class KnowledgeBase {
     if (!Number.isInteger(topK) || topK <= 0)
       throw new RangeError(`topK must be a positive integer, got ${topK}`);
     const index = this.#index;
+    const analyzer = this.#options.analyzer ?? defaultTextAnalyzer();
     const weights = { ...DEFAULT_LANE_WEIGHTS, ...this.#options.weights };
     const allowed = options.filter ? filterPredicate(index, options.filter) : undefined;
     const depth = Math.max(topK * 4, 50);
@@ -156,9 +162,9 @@ export class KnowledgeBase {
     if (weights.exact > 0 && identifiers.length > 0)
       lanes.exact = index.identifiers.search(identifiers, depth, allowed);
     // Always computed: its top cosine is the low-evidence signal, even when the lane's weight is 0.
-    const ngramHits = index.ngrams.cosine(characterNgrams(trimmed), depth, allowed);
+    const ngramHits = index.ngrams.cosine(analyzer.characterNgrams(trimmed), depth, allowed);
     if (weights.ngram > 0) lanes.ngram = ngramHits;
-    if (weights.bm25 > 0) lanes.bm25 = index.words.bm25(analyze(trimmed), depth, allowed);
+    if (weights.bm25 > 0) lanes.bm25 = index.words.bm25(analyzer.analyze(trimmed), depth, allowed);
     if (weights.vector > 0 && index.vectors && this.#options.embedder) {
       const [vector] = await this.#options.embedder.embed(
         [trimmed],
@@ -191,6 +197,7 @@ export class KnowledgeBase {
 
 async function buildIndex(options: KnowledgeBaseOptions): Promise<LoadedIndex> {
   const { embedder } = options;
+  const analyzer = options.analyzer ?? defaultTextAnalyzer();
   const [chunks, documentList] = await Promise.all([
     options.store.loadChunks(embedder ? { embeddingModel: embedder.model } : {}),
     options.store.listDocuments(),
@@ -208,10 +215,10 @@ async function buildIndex(options: KnowledgeBaseOptions): Promise<LoadedIndex> {
     chunks,
     documents,
     words: new InvertedIndex(chunks.length, (position) =>
-      analyze(contextualText(chunks[position] as StoredChunk)),
+      analyzer.analyze(contextualText(chunks[position] as StoredChunk)),
     ),
     ngrams: new InvertedIndex(chunks.length, (position) =>
-      characterNgrams(contextualText(chunks[position] as StoredChunk)),
+      analyzer.characterNgrams(contextualText(chunks[position] as StoredChunk)),
     ),
     identifiers: new IdentifierIndex(chunks.map((chunk) => chunk.indexText)),
     vectors,
