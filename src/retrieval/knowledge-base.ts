@@ -11,7 +11,7 @@ import {
 } from './lanes/index.ts';
 import { type LaneName, type LaneRank, reciprocalRankFusion } from './reciprocal-rank-fusion.ts';
 import { RetrievalError } from './retrieval-error.ts';
-import { defaultTextAnalyzer, type TextAnalyzer } from './text/index.ts';
+import { defaultTextAnalyzer, stripQuestionForm, type TextAnalyzer } from './text/index.ts';
 
 export interface SearchFilter {
   docIds?: readonly string[];
@@ -157,14 +157,16 @@ export class KnowledgeBase {
     const allowed = options.filter ? filterPredicate(index, options.filter) : undefined;
     const depth = Math.max(topK * 4, 50);
 
+    // The lexical lanes look for what is asked about, not for the asking (怎么 / 能不能 / 吗).
+    const lexicalQuery = stripQuestionForm(trimmed);
     const lanes: Partial<Record<LaneName, LaneHit[]>> = {};
     const identifiers = extractIdentifiers(trimmed);
     if (weights.exact > 0 && identifiers.length > 0)
       lanes.exact = index.identifiers.search(identifiers, depth, allowed);
     // Always computed: its top cosine is the low-evidence signal, even when the lane's weight is 0.
-    const ngramHits = index.ngrams.cosine(analyzer.characterNgrams(trimmed), depth, allowed);
+    const ngramHits = index.ngrams.cosine(analyzer.characterNgrams(lexicalQuery), depth, allowed);
     if (weights.ngram > 0) lanes.ngram = ngramHits;
-    if (weights.bm25 > 0) lanes.bm25 = index.words.bm25(analyzer.analyze(trimmed), depth, allowed);
+    if (weights.bm25 > 0) lanes.bm25 = index.words.bm25(analyzer.analyze(lexicalQuery), depth, allowed);
     if (weights.vector > 0 && index.vectors && this.#options.embedder) {
       const [vector] = await this.#options.embedder.embed(
         [trimmed],

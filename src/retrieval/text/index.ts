@@ -18,6 +18,7 @@ export {
   parseChineseNumber,
   toSimplified,
 } from './normalize-text.ts';
+export { stripQuestionForm } from './question-form.ts';
 export { isStopWord, STOP_WORDS } from './stop-words.ts';
 export {
   buildSynonymIndex,
