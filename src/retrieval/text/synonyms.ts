@@ -99,16 +99,30 @@ export function synonymGroups(): SynonymGroup[] {
 
 /**
  * Groups of several tables as one list (the general glossary, then a domain's table): groups with the
- * same canonical term merge, so a domain can add forms to 退款 without restating the glossary's.
+ * same canonical term merge, so a domain can add forms to 退款 without restating the glossary's, and a
+ * later table wins a form or term an earlier one gave another group (the shop knows its own words).
  */
 export function mergeSynonymGroups(...tables: readonly (readonly SynonymGroup[])[]): SynonymGroup[] {
   const merged = new Map<string, { also: string[]; forms: SynonymForm[] }>();
-  for (const group of tables.flat()) {
-    const entry = merged.get(group.canonical) ?? { also: [], forms: [] };
-    for (const term of group.also) if (!entry.also.includes(term)) entry.also.push(term);
-    for (const form of group.forms)
-      if (!entry.forms.some((known) => known.text === form.text)) entry.forms.push(form);
-    merged.set(group.canonical, entry);
+  for (const table of tables) {
+    const claimed = new Map<string, string>();
+    for (const group of table) {
+      claimed.set(normalizeText(group.canonical), group.canonical);
+      for (const form of group.forms) claimed.set(normalizeText(form.text), group.canonical);
+    }
+    for (const [canonical, entry] of merged) {
+      entry.forms = entry.forms.filter((form) => {
+        const owner = claimed.get(normalizeText(form.text));
+        return owner === undefined || owner === canonical;
+      });
+    }
+    for (const group of table) {
+      const entry = merged.get(group.canonical) ?? { also: [], forms: [] };
+      for (const term of group.also) if (!entry.also.includes(term)) entry.also.push(term);
+      for (const form of group.forms)
+        if (!entry.forms.some((known) => known.text === form.text)) entry.forms.push(form);
+      merged.set(group.canonical, entry);
+    }
   }
   return [...merged].map(([canonical, { also, forms }]) => ({ canonical, also, forms }));
 }

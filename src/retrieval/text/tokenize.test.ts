@@ -32,3 +32,29 @@ describe('createTextAnalyzer with a domain table', () => {
     expect(analyze('zoomer')).toEqual(['zoomer']);
   });
 });
+
+describe('the general glossary', () => {
+  it.each([
+    ['refund', '退款'],
+    ['return', '退货'],
+    ['exchange', '换货'],
+    ['invoice', '发票'],
+    ['warranty', '保修'],
+    ['coupons', '优惠券'],
+    ['退钱', '退款'],
+    ['自然日', '天'],
+  ])('%s → %s', (word, canonical) => {
+    expect(analyze(word)).toContain(canonical);
+  });
+
+  it('meets an English question and a Chinese clause on the same terms', () => {
+    const english = new Set(analyze('can I get a refund within 7 days'));
+    expect(analyze('签收后 7 个自然日内可申请退款').filter((term) => english.has(term))).toEqual(
+      expect.arrayContaining(['7', '天', '退款']),
+    );
+  });
+
+  it('is sound: one group per form, no canonical used as a form', () => {
+    expect(createTextAnalyzer().synonyms.problems).toEqual([]);
+  });
+});
