@@ -86,7 +86,7 @@ describe('canonicalTerm', () => {
     ['出库', '发货'],
     ['码数', '尺码'],
     ['尺寸', '尺码'],
-    ['帐号', '账号'],
+    ['账户', '账号'],
     ['没', '未'],
   ])('%s → %s', (form, canonical) => {
     expect(canonicalTerm(form)).toBe(canonical);

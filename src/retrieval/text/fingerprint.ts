@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { GENERAL_GLOSSARY } from './general-glossary.ts';
 import { NUMERAL_WORDS } from './normalize-text.ts';
+import { REGIONAL_WORDS } from './regional-words.ts';
 import { STOP_WORDS } from './stop-words.ts';
 import { defaultTextAnalyzer, type TextAnalyzer, USER_WORD_FREQUENCY } from './tokenize.ts';
 
@@ -28,6 +29,8 @@ export function textAnalysisFingerprint(analyzer: TextAnalyzer = defaultTextAnal
     hash.update([...STOP_WORDS].join(' '));
     hash.update('\0');
     hash.update(NUMERAL_WORDS.join(' '));
+    hash.update('\0');
+    hash.update(JSON.stringify(REGIONAL_WORDS));
     hash.update('\0');
     hash.update(readFileSync(new URL('./user-dict.txt', import.meta.url)));
     hash.update(`\0${USER_WORD_FREQUENCY}`);
