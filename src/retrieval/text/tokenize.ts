@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import type { Jieba } from '@node-rs/jieba';
 import { GENERAL_GLOSSARY } from './general-glossary.ts';
 import { normalizeText } from './normalize-text.ts';
+import { pinyinBigrams } from './pinyin-terms.ts';
 import { isStopWord } from './stop-words.ts';
 import {
   buildSynonymIndex,
@@ -50,6 +51,8 @@ export interface TextAnalyzer {
   readonly analyze: (text: string) => string[];
   readonly canonicalText: (text: string) => string;
   readonly characterNgrams: (text: string, minN?: number, maxN?: number) => string[];
+  /** Toneless pinyin bigrams of the canonical text, for homophone typos (see pinyin-terms.ts). */
+  readonly pinyinTerms: (text: string) => string[];
   readonly synonyms: SynonymIndex;
   /** The domain table, as given ('' for none), for the analysis fingerprint. */
   readonly domainTable: string;
@@ -107,6 +110,7 @@ export function createTextAnalyzer(options: TextAnalyzerOptions = {}): TextAnaly
     analyze: (text) => analyzeWith(get(), text),
     canonicalText: canonical,
     characterNgrams: (text, minN, maxN) => ngramsOf(canonical(text), minN, maxN),
+    pinyinTerms: (text) => pinyinBigrams(canonical(text)),
     synonyms,
     domainTable,
   };
