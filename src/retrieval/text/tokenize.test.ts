@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { normalizeText } from './normalize-text.ts';
+import { STOP_WORDS } from './stop-words.ts';
 import { analyze, characterNgrams, createTextAnalyzer } from './tokenize.ts';
 
 // The default analyser holds general resources only; a shop's table is tested beside the shop
@@ -56,5 +58,10 @@ describe('the general glossary', () => {
 
   it('is sound: one group per form, no canonical used as a form', () => {
     expect(createTextAnalyzer().synonyms.problems).toEqual([]);
+  });
+
+  it('lists no stop word as a surface form or canonical term', () => {
+    const { canonicalOf } = createTextAnalyzer().synonyms;
+    expect([...STOP_WORDS].filter((word) => canonicalOf.has(normalizeText(word)))).toEqual([]);
   });
 });
