@@ -9,6 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const run = promisify(execFile);
 const BIN = new URL('../../bin/runstream.mjs', import.meta.url).pathname;
 const KNOWLEDGE = new URL('../domains/novashop/knowledge', import.meta.url).pathname;
+/** NovaShop's own synonym table: the demo corpus is searched with it, as `npm run eval:retrieval` does. */
+const SYNONYMS = new URL('../domains/novashop/synonyms.txt', import.meta.url).pathname;
 let directory: string;
 let database: string;
 
@@ -42,7 +44,15 @@ describe('runstream kb', () => {
   });
 
   it('searches for people and, with --json, one object per line, best first', async () => {
-    const human = await runstream('kb', 'search', '这双鞋七天内能退吗？', '--top-k', '3');
+    const human = await runstream(
+      'kb',
+      'search',
+      '这双鞋七天内能退吗？',
+      '--top-k',
+      '3',
+      '--synonyms',
+      SYNONYMS,
+    );
     expect(human.code).toBe(0);
     expect(human.stdout).toMatch(/^1\. .*7 个自然日/m);
     expect(human.stdout).toMatch(/\(src\/domains\/novashop\/knowledge\/[a-z/-]+\.(md|json)#L\d+\)/);
@@ -87,7 +97,7 @@ describe('runstream kb', () => {
       queries,
       '{"id":"a","query":"这双鞋七天内能退吗？","gold":["7 个自然日内"],"type":"colloquial"}\n{"id":"b","query":"NS-X2-BLK-M","gold":["NS-X2-BLK-M"],"type":"exact_id"}\n',
     );
-    const report = await runstream('kb', 'eval', queries);
+    const report = await runstream('kb', 'eval', queries, '--synonyms', SYNONYMS);
     expect(report.code).toBe(0);
     expect(report.stdout).toMatch(/colloquial\s+1\s+1\.000\s+1\.000\s+1\.000/);
     expect(report.stdout).toMatch(/overall\s+2\s+1\.000/);

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import {
@@ -10,6 +11,7 @@ import {
   RetrievalError,
   type SearchHit,
 } from '../retrieval/index.ts';
+import { createTextAnalyzer } from '../retrieval/text/index.ts';
 import { databasePathFromEnv, openDatabase } from '../store/index.ts';
 import { ProgressBar } from './progress-bar.ts';
 import { UsageError } from './usage-error.ts';
@@ -25,7 +27,9 @@ export const KB_USAGE = `Usage:
 
 Options:
   --db <file>            the SQLite file (default: $RUNSTREAM_DB or ./data/runstream.db)
-  --weights <lane=w,…>   search and eval: fusion weights of exact, ngram, bm25, vector (0 = off)`;
+  --synonyms <file>      a domain's synonym table (e.g. src/domains/novashop/synonyms.txt), added to
+                         the general analyser for search and eval (default: $RUNSTREAM_SYNONYMS or none)
+  --weights <lane=w,…>   search and eval: fusion weights of exact, ngram, bm25, pinyin, vector (0 = off)`;
 
 export async function kbCommand(
   argv: string[],
@@ -37,6 +41,7 @@ export async function kbCommand(
     allowPositionals: true,
     options: {
       db: { type: 'string' },
+      synonyms: { type: 'string' },
       'top-k': { type: 'string' },
       'context-chars': { type: 'string' },
       weights: { type: 'string' },
@@ -45,13 +50,17 @@ export async function kbCommand(
   });
   const databasePath = values.db ?? databasePathFromEnv();
   const print = (line = '') => output.write(`${line}\n`);
+  const synonymsPath = values.synonyms ?? process.env.RUNSTREAM_SYNONYMS?.trim();
+  const analyzerOptions = synonymsPath
+    ? { analyzer: createTextAnalyzer({ synonyms: readSynonyms(synonymsPath) }) }
+    : {};
 
   switch (subcommand) {
     case 'ingest': {
       if (positionals.length === 0) throw new UsageError('kb ingest needs at least one file or folder');
       const database = openDatabase(databasePath);
       try {
-        const knowledge = await openKnowledgeBase(database);
+        const knowledge = await openKnowledgeBase(database, process.env, analyzerOptions);
         const bar = new ProgressBar();
         const summary = await knowledge.ingest(positionals, {
           onProgress: (progress) => bar.update(progress.phase, progress.done, progress.total),
@@ -71,7 +80,10 @@ export async function kbCommand(
       const contextChars = parseContextChars(values['context-chars']);
       const database = openDatabase(databasePath);
       try {
-        const knowledge = await openKnowledgeBase(database, process.env, parseWeights(values.weights));
+        const knowledge = await openKnowledgeBase(database, process.env, {
+          ...analyzerOptions,
+          ...parseWeights(values.weights),
+        });
         if (knowledge.chunkCount === 0) {
           throw new RetrievalError(
             'invalid_source',
@@ -101,7 +113,10 @@ export async function kbCommand(
       const queries = parseEvalQueries(decodeUtf8(bytes, path), path);
       const database = openDatabase(databasePath);
       try {
-        const knowledge = await openKnowledgeBase(database, process.env, parseWeights(values.weights));
+        const knowledge = await openKnowledgeBase(database, process.env, {
+          ...analyzerOptions,
+          ...parseWeights(values.weights),
+        });
         if (knowledge.chunkCount === 0) {
           throw new RetrievalError(
             'invalid_source',
@@ -131,7 +146,7 @@ export async function kbCommand(
     case 'stats': {
       const database = openDatabase(databasePath);
       try {
-        const knowledge = await openKnowledgeBase(database);
+        const knowledge = await openKnowledgeBase(database, process.env, analyzerOptions);
         print(`${databasePath}: ${knowledge.documentCount} documents, ${knowledge.chunkCount} chunks`);
         print(`search lanes: ${knowledge.activeLanes.join(' + ')}`);
       } finally {
@@ -147,6 +162,14 @@ export async function kbCommand(
   }
 }
 
+function readSynonyms(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    throw new UsageError(`--synonyms: cannot read ${path}`);
+  }
+}
+
 function parseTopK(value: string | undefined): number {
   if (value === undefined) return 5;
   const topK = Number(value);
@@ -155,7 +178,7 @@ function parseTopK(value: string | undefined): number {
   return topK;
 }
 
-const LANES = ['exact', 'ngram', 'bm25', 'vector'] as const;
+const LANES = ['exact', 'ngram', 'bm25', 'pinyin', 'vector'] as const;
 
 /** `--weights bm25=0,vector=1`: fusion weights per lane, for ablations; 0 turns a lane off. */
 function parseWeights(value: string | undefined): {

@@ -9,6 +9,7 @@ import { HashedNgramEmbedder } from './hashed-ngram-embedder.ts';
 import { KnowledgeBase } from './knowledge-base.ts';
 import { RetrievalError } from './retrieval-error.ts';
 import { SqliteKnowledgeStore } from './sqlite-knowledge-store.ts';
+import { createTextAnalyzer } from './text/index.ts';
 
 let directory: string;
 let database: Database;
@@ -192,6 +193,20 @@ describe('search', () => {
     await knowledge.ingest([join(directory, 'knowledge')], { baseDirectory: directory });
     expect((await knowledge.search('明天北京会下雨吗')).lowEvidence).toBe(true);
     expect((await knowledge.search('付款后多久发货？')).lowEvidence).toBe(false);
+  });
+
+  it('analyses with a domain table when given one, and corrects a homophone typo', async () => {
+    seedCandidates();
+    const knowledge = await KnowledgeBase.open({
+      store: new SqliteKnowledgeStore(database),
+      analyzer: createTextAnalyzer({ synonyms: '尺码 = 大小不合适 | fit' }),
+    });
+    await knowledge.ingest([join(directory, 'knowledge')], { baseDirectory: directory });
+    expect((await knowledge.search('the fit')).hits[0]?.docId).toBe('knowledge/size-guide.md');
+    // 退火 is in no clause; 退货 (tui huo) is, and 火 is a character the corpus never uses.
+    write('more-returns.md', '# 退货须知\n\n退货请保留包装。\n\n退货需在7天内申请。\n');
+    await knowledge.ingest([join(directory, 'knowledge')], { baseDirectory: directory });
+    expect((await knowledge.search('能退火吗')).hits[0]?.text).toMatch(/退货/);
   });
 
   it('applies a filter, refuses an empty query, and uses the vector lane with an embedder', async () => {

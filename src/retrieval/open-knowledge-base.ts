@@ -5,7 +5,7 @@ import { HashedNgramEmbedder } from './hashed-ngram-embedder.ts';
 import { KnowledgeBase, type KnowledgeBaseOptions } from './knowledge-base.ts';
 import { createEmbedderFromEnv } from './openai-embedder.ts';
 import { SqliteKnowledgeStore } from './sqlite-knowledge-store.ts';
-import { canonicalText } from './text/index.ts';
+import { defaultTextAnalyzer, type TextAnalyzer, textAnalysisFingerprint } from './text/index.ts';
 
 /**
  * Which embedder the vector lane uses: a configured OpenAI-compatible model (cached by model and
@@ -16,12 +16,16 @@ import { canonicalText } from './text/index.ts';
 export function embedderFromEnv(
   database: Database,
   env: Readonly<Record<string, string | undefined>>,
+  analyzer: TextAnalyzer = defaultTextAnalyzer(),
 ): Embedder | undefined {
   const remote = createEmbedderFromEnv(env);
   if (remote) return new CachedEmbedder(remote, new SqliteEmbeddingCache(database));
   const choice = env.RUNSTREAM_EMBEDDER?.trim() || 'none';
   if (choice === 'hashed')
-    return new HashedNgramEmbedder({ prepare: canonicalText, prepareVersion: 'canonical-v1' });
+    return new HashedNgramEmbedder({
+      prepare: analyzer.canonicalText,
+      prepareVersion: `canonical-${textAnalysisFingerprint(analyzer)}`,
+    });
   if (choice === 'none') return undefined;
   throw new Error(
     `RUNSTREAM_EMBEDDER must be "none" or "hashed" (or set RUNSTREAM_EMBEDDING_MODEL), got "${choice}"`,
@@ -34,7 +38,7 @@ export async function openKnowledgeBase(
   env: Readonly<Record<string, string | undefined>> = process.env,
   options: Omit<KnowledgeBaseOptions, 'store' | 'embedder'> = {},
 ): Promise<KnowledgeBase> {
-  const embedder = embedderFromEnv(database, env);
+  const embedder = embedderFromEnv(database, env, options.analyzer);
   return KnowledgeBase.open({
     ...options,
     store: new SqliteKnowledgeStore(database),

@@ -1,6 +1,6 @@
 import type { LaneHit } from './lanes/index.ts';
 
-export type LaneName = 'exact' | 'ngram' | 'bm25' | 'vector';
+export type LaneName = 'exact' | 'ngram' | 'bm25' | 'pinyin' | 'vector';
 
 export interface LaneRank {
   /** 1-based rank within the lane. */

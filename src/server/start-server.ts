@@ -4,6 +4,7 @@ import { serve } from '@hono/node-server';
 import type { ControlChannel, EventLog } from '../bus/index.ts';
 import { openRedis, RedisControlChannel, RedisEventLog } from '../bus/redis/index.ts';
 import {
+  createNovaShopAnalyzer,
   createNovaShopDomain,
   ingestNovaShopKnowledge,
   PostgresOrderRepository,
@@ -99,7 +100,7 @@ async function start(
   const store: RunStore = shared?.store ?? new SqliteRunStore(database);
   // The knowledge base stays in this instance's SQLite file: read-only, built from the same
   // sources everywhere, so retrieval needs no network hop.
-  const knowledge = await openKnowledgeBase(database, env);
+  const knowledge = await openKnowledgeBase(database, env, { analyzer: createNovaShopAnalyzer() });
   await ingestNovaShopKnowledge(knowledge);
   const domain = createNovaShopDomain({
     database,

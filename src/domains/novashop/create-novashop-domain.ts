@@ -1,7 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Database } from 'better-sqlite3';
 import type { IngestSummary, KnowledgeBase } from '../../retrieval/index.ts';
 import { createFileKnowledgeSources, type KnowledgeSources } from '../../retrieval/knowledge-sources.ts';
+import { createTextAnalyzer, type TextAnalyzer } from '../../retrieval/text/index.ts';
 import type { Skill } from '../../runtime/skill.ts';
 import type { AnyTool } from '../../runtime/tool.ts';
 import { loadNovaShopSkills } from './load-novashop-skills.ts';
@@ -17,6 +19,17 @@ import type { KnowledgeSearch } from './tools/search-knowledge.ts';
 export const NOVASHOP_DIRECTORY = fileURLToPath(new URL('.', import.meta.url));
 /** The policies, product pages and FAQ `search_knowledge` searches. */
 export const NOVASHOP_KNOWLEDGE_DIRECTORY = fileURLToPath(new URL('./knowledge/', import.meta.url));
+
+/** NovaShop's own synonym table and brand words: a per-domain resource, not in the default analyser. */
+export const NOVASHOP_SYNONYMS_PATH = fileURLToPath(new URL('./synonyms.txt', import.meta.url));
+
+let novaShopAnalyzer: TextAnalyzer | undefined;
+
+/** The general analyser plus NovaShop's synonym table, for the NovaShop knowledge base. */
+export function createNovaShopAnalyzer(): TextAnalyzer {
+  novaShopAnalyzer ??= createTextAnalyzer({ synonyms: readFileSync(NOVASHOP_SYNONYMS_PATH, 'utf8') });
+  return novaShopAnalyzer;
+}
 
 /** Ingest the NovaShop knowledge (incremental: unchanged files cost nothing on the next start). */
 export function ingestNovaShopKnowledge(knowledge: Pick<KnowledgeBase, 'ingest'>): Promise<IngestSummary> {

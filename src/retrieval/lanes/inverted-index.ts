@@ -104,6 +104,13 @@ export class InvertedIndex {
     return id === undefined ? 0 : (this.#offsets[id + 1] as number) - (this.#offsets[id] as number);
   }
 
+  /** Every term with its document frequency, in first-seen order. */
+  *terms(): IterableIterator<[term: string, documentFrequency: number]> {
+    for (const [term, id] of this.#termIds) {
+      yield [term, (this.#offsets[id + 1] as number) - (this.#offsets[id] as number)];
+    }
+  }
+
   get termCount(): number {
     return this.#termIds.size;
   }

@@ -3,12 +3,14 @@
  *
  * - `normalizeText`: width, case, Traditional → Simplified, Chinese numerals → digits, whitespace.
  * - `analyze`: the terms of the keyword lane (jieba with the domain user dictionary, stop words
- *   dropped, shop synonyms canonicalised, identifiers kept whole).
+ *   dropped, synonyms of the general glossary (and of a domain's table, with
+ *   `createTextAnalyzer({ synonyms })`) canonicalised, identifiers kept whole).
  * - `canonicalText` / `characterNgrams`: the input of the character n-gram lane (multi-character
  *   synonyms replaced by their canonical term; no word segmentation).
  * - `textAnalysisFingerprint`: names the analysis in force, for anything stored that depends on it.
  */
 export { TEXT_ANALYSIS_CODE_VERSION, textAnalysisFingerprint } from './fingerprint.ts';
+export { GENERAL_GLOSSARY } from './general-glossary.ts';
 export {
   chineseNumeralsToDigits,
   NUMERAL_WORDS,
@@ -16,11 +18,13 @@ export {
   parseChineseNumber,
   toSimplified,
 } from './normalize-text.ts';
+export { stripQuestionForm } from './question-form.ts';
 export { isStopWord, STOP_WORDS } from './stop-words.ts';
-export { SYNONYM_TABLE } from './synonym-table.ts';
 export {
   buildSynonymIndex,
   canonicalTerm,
+  mergeSynonymGroups,
+  parseDictionaryWords,
   parseSynonymTable,
   type SynonymForm,
   type SynonymGroup,
@@ -32,7 +36,11 @@ export {
   analyze,
   canonicalText,
   characterNgrams,
+  createTextAnalyzer,
+  defaultTextAnalyzer,
   readUserDictionary,
+  type TextAnalyzer,
+  type TextAnalyzerOptions,
   USER_WORD_FREQUENCY,
   warmUpTextAnalysis,
 } from './tokenize.ts';

@@ -137,3 +137,16 @@ describe('normalizeText: stability', () => {
     for (const sample of samples) expect(normalizeText(sample)).toBe(normalizeText(sample));
   });
 });
+
+describe('normalizeText: regional words', () => {
+  it.each([
+    ['電子信箱', '电子邮箱'],
+    ['帳戶', '账户'],
+    ['軟體', '软件'],
+    ['影片', '视频'],
+    ['保固一年', '保修1年'],
+    ['免運費', '包邮'],
+  ])('%s → %s', (regional, mainland) => {
+    expect(normalizeText(regional)).toBe(mainland);
+  });
+});

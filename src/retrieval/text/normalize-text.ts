@@ -1,4 +1,5 @@
 import * as OpenCC from 'opencc-js';
+import { REGIONAL_WORDS } from './regional-words.ts';
 
 /**
  * Character-level normalisation for matching, applied identically to documents and queries:
@@ -6,7 +7,9 @@ import * as OpenCC from 'opencc-js';
  * 1. Unicode NFKC: full-width ASCII letters, digits and punctuation become half-width (ＮＳ－Ｘ２ →
  *    NS-X2, ？ → ?), the ideographic space becomes a space, compatibility ideographs fold.
  * 2. Case folding (lower case).
- * 3. Traditional → Simplified with OpenCC (`twp` → `cn`: Taiwan phrases too, 軟體 → 软件).
+ * 3. Traditional → Simplified with OpenCC (`twp` → `cn`: Taiwan phrases too, 軟體 → 软件, 影片 →
+ *    视频), then the regional words OpenCC leaves alone (信箱 → 邮箱, 帳戶 → 账户, 保固 → 保修; see
+ *    {@link REGIONAL_WORDS}).
  * 4. Dash variants between letters or digits become `-`, so ns‐x2–blk-m is ns-x2-blk-m; curly
  *    apostrophes become `'` (don’t → don't).
  * 5. Chinese numerals that express numbers become Arabic digits (七天 → 7天, 一百二十 → 120,
@@ -20,6 +23,7 @@ export function normalizeText(text: string): string {
   let result = text.normalize('NFKC').toLowerCase();
   if (HAS_HAN.test(result)) {
     result = toSimplified(result);
+    result = mainlandWords(result);
     result = chineseNumeralsToDigits(result);
   }
   return result
@@ -42,6 +46,18 @@ export function toSimplified(text: string): string {
   const convert: (text: string) => string = converter ?? OpenCC.Converter({ from: 'twp', to: 'cn' });
   converter = convert;
   return convert(text);
+}
+
+const REGIONAL_PATTERN = new RegExp(
+  Object.keys(REGIONAL_WORDS)
+    .sort((a, b) => b.length - a.length)
+    .join('|'),
+  'g',
+);
+
+/** Taiwan / Hong Kong words → the mainland word, after OpenCC's conversion. */
+function mainlandWords(text: string): string {
+  return text.replace(REGIONAL_PATTERN, (word) => REGIONAL_WORDS[word] ?? word);
 }
 
 const DIGIT_VALUES: Readonly<Record<string, number>> = {

@@ -4,11 +4,11 @@
  * a shop help centre, not copied from a general-purpose list: words that carry shop meaning stay.
  *
  * Kept on purpose (NOT stop words):
- * - Negations 不, 无, 非, 未 (没/没有 fold into 未, and English not/no/never into 不, in the synonym table): 「不支持退货」,
+ * - Negations 不, 无, 非, 未 (没/没有 fold into 未, and English not/no into 不, in the general glossary): 「不支持退货」,
  *   「未发货」 and 「没收到」 mean the opposite of the same words without them, and BM25 gives such
  *   frequent terms a low weight anyway, so keeping them costs little and can break a tie.
  * - 已 (已发货 vs 待发货), 前 and 后 (发货前 vs 发货后), 次 and 条 (第3次, 第3条), digits.
- * - Any surface form of the synonym table (a test checks that no form is listed here).
+ * - Any surface form of the general glossary or a domain table (tests check that none is listed here).
  *
  * Dropped although they look meaningful: 内 / 以内 / 之内 / within ("七天内" and "7 个自然日内" must
  * meet on 7 and 天 alone), and question words about time or amount (多久, 多少, 什么时候): the

@@ -1,5 +1,5 @@
+import { GENERAL_GLOSSARY } from './general-glossary.ts';
 import { normalizeText } from './normalize-text.ts';
-import { SYNONYM_TABLE } from './synonym-table.ts';
 
 /** One line of the synonym table, as written (before normalisation). */
 export interface SynonymGroup {
@@ -16,13 +16,18 @@ export interface SynonymForm {
 }
 
 const LINE = /^(\S+)(?:\s+\(([^)]*)\))?\s*=\s*(.+)$/;
+/** A line of one word and no `=`: a dictionary word of the domain (a brand, a product word). */
+const WORD_LINE = /^[^\s=|()]+$/;
 
-/** Parses the table text; throws on a malformed line (a programming error in the table). */
+/**
+ * Parses the table text; throws on a malformed line (a programming error in the table). Lines of one
+ * word (dictionary words, see {@link parseDictionaryWords}) are skipped.
+ */
 export function parseSynonymTable(table: string): SynonymGroup[] {
   const groups: SynonymGroup[] = [];
   for (const [index, rawLine] of table.split('\n').entries()) {
     const line = rawLine.trim();
-    if (line === '' || line.startsWith('#')) continue;
+    if (line === '' || line.startsWith('#') || WORD_LINE.test(line)) continue;
     const match = LINE.exec(line);
     if (match === null) throw new Error(`synonym table line ${index + 1} is malformed: ${line}`);
     const [, canonical = '', alsoText = '', formsText = ''] = match;
@@ -40,6 +45,18 @@ export function parseSynonymTable(table: string): SynonymGroup[] {
     groups.push({ canonical, also, forms });
   }
   return groups;
+}
+
+/** The one-word lines of a table: words jieba should keep whole, normalised. */
+export function parseDictionaryWords(table: string): string[] {
+  const words: string[] = [];
+  for (const rawLine of table.split('\n')) {
+    const line = rawLine.trim();
+    if (line === '' || line.startsWith('#') || !WORD_LINE.test(line)) continue;
+    const word = normalizeText(line);
+    if (word !== '') words.push(word);
+  }
+  return words;
 }
 
 /** The normalised lookup structures built from the table, once. */
@@ -69,14 +86,45 @@ export interface SynonymIndex {
 
 let index: SynonymIndex | undefined;
 
+/** The index of the default analyser's general glossary. */
 export function synonymIndex(): SynonymIndex {
-  index ??= buildSynonymIndex(parseSynonymTable(SYNONYM_TABLE));
+  index ??= buildSynonymIndex(parseSynonymTable(GENERAL_GLOSSARY));
   return index;
 }
 
-/** The groups of the built-in table, as written. */
+/** The groups of the general glossary, as written. */
 export function synonymGroups(): SynonymGroup[] {
-  return parseSynonymTable(SYNONYM_TABLE);
+  return parseSynonymTable(GENERAL_GLOSSARY);
+}
+
+/**
+ * Groups of several tables as one list (the general glossary, then a domain's table): groups with the
+ * same canonical term merge, so a domain can add forms to 退款 without restating the glossary's, and a
+ * later table wins a form or term an earlier one gave another group (the shop knows its own words).
+ */
+export function mergeSynonymGroups(...tables: readonly (readonly SynonymGroup[])[]): SynonymGroup[] {
+  const merged = new Map<string, { also: string[]; forms: SynonymForm[] }>();
+  for (const table of tables) {
+    const claimed = new Map<string, string>();
+    for (const group of table) {
+      claimed.set(normalizeText(group.canonical), group.canonical);
+      for (const form of group.forms) claimed.set(normalizeText(form.text), group.canonical);
+    }
+    for (const [canonical, entry] of merged) {
+      entry.forms = entry.forms.filter((form) => {
+        const owner = claimed.get(normalizeText(form.text));
+        return owner === undefined || owner === canonical;
+      });
+    }
+    for (const group of table) {
+      const entry = merged.get(group.canonical) ?? { also: [], forms: [] };
+      for (const term of group.also) if (!entry.also.includes(term)) entry.also.push(term);
+      for (const form of group.forms)
+        if (!entry.forms.some((known) => known.text === form.text)) entry.forms.push(form);
+      merged.set(group.canonical, entry);
+    }
+  }
+  return [...merged].map(([canonical, { also, forms }]) => ({ canonical, also, forms }));
 }
 
 const PLAIN_WORD = /^[a-z0-9]+$/;
@@ -153,8 +201,8 @@ export function buildSynonymIndex(groups: readonly SynonymGroup[]): SynonymIndex
  * The canonical term of one token (already normalised), or undefined when the token is in no
  * group. English words also match in the plural (shoes → shoe, policies → policy).
  */
-export function canonicalTerm(token: string): string | undefined {
-  const { canonicalOf } = synonymIndex();
+export function canonicalTerm(token: string, index: SynonymIndex = synonymIndex()): string | undefined {
+  const { canonicalOf } = index;
   const direct = canonicalOf.get(token);
   if (direct !== undefined || !/^[a-z]{3,}s$/.test(token)) return direct;
   if (token.endsWith('ies')) {

@@ -1,9 +1,19 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Jieba } from '@node-rs/jieba';
+import { GENERAL_GLOSSARY } from './general-glossary.ts';
 import { normalizeText } from './normalize-text.ts';
+import { pinyinBigrams } from './pinyin-terms.ts';
 import { isStopWord } from './stop-words.ts';
-import { canonicalTerm, synonymIndex } from './synonyms.ts';
+import {
+  buildSynonymIndex,
+  canonicalTerm,
+  mergeSynonymGroups,
+  parseDictionaryWords,
+  parseSynonymTable,
+  type SynonymIndex,
+  synonymIndex,
+} from './synonyms.ts';
 
 /**
  * The frequency given to user-dictionary words (the domain list and every multi-character term of the
@@ -24,33 +34,101 @@ const IDENTIFIER = /^(?:[a-z0-9]+(?:[-_][a-z0-9]+)+|\d+(?:\.\d+)+)$/;
 const EDGE_PUNCTUATION = /^[^a-z0-9]+|[^a-z0-9]+$/g;
 const EXPANSION_CACHE_LIMIT = 100_000;
 
+/** Options of {@link createTextAnalyzer}. */
+export interface TextAnalyzerOptions {
+  /**
+   * A domain's synonym table (the format of src/domains/novashop/synonyms.txt), merged into the
+   * general glossary: its groups add forms, its one-word lines are dictionary words.
+   */
+  readonly synonyms?: string;
+}
+
+/**
+ * One configuration of the text analysis. Documents and queries must go through the same one: terms
+ * analysed with different tables do not match. The methods are bound (they can be passed around).
+ */
+export interface TextAnalyzer {
+  readonly analyze: (text: string) => string[];
+  readonly canonicalText: (text: string) => string;
+  readonly characterNgrams: (text: string, minN?: number, maxN?: number) => string[];
+  /** Toneless pinyin bigrams of the canonical text, for homophone typos (see pinyin-terms.ts). */
+  readonly pinyinTerms: (text: string) => string[];
+  readonly synonyms: SynonymIndex;
+  /** The domain table, as given ('' for none), for the analysis fingerprint. */
+  readonly domainTable: string;
+}
+
 interface Analyzer {
   readonly jieba: Jieba;
+  readonly synonyms: SynonymIndex;
   /** The most words any English phrase of the synonym table has. */
   readonly longestPhrase: number;
   readonly expansions: Map<string, readonly string[]>;
+  readonly phraseTrie: PhraseNode;
 }
 
-let analyzer: Analyzer | undefined;
+let defaultAnalyzer: TextAnalyzer | undefined;
 
-function getAnalyzer(): Analyzer {
-  analyzer ??= createAnalyzer();
-  return analyzer;
+/** The default analyser: general resources only (no shop's own table). */
+export function defaultTextAnalyzer(): TextAnalyzer {
+  defaultAnalyzer ??= createTextAnalyzer();
+  return defaultAnalyzer;
 }
 
-/** Builds the tables (synonym index, jieba with the user dictionary) now instead of on first use. */
+/** Builds the default tables (synonym index, jieba with the user dictionary) now instead of on first use. */
 export function warmUpTextAnalysis(): void {
-  getAnalyzer();
-  canonicalText('');
+  defaultTextAnalyzer().canonicalText('');
 }
 
-function createAnalyzer(): Analyzer {
-  const index = synonymIndex();
-  let longestPhrase = 1;
-  for (const phrase of index.englishPhrases.keys()) {
-    longestPhrase = Math.max(longestPhrase, phrase.split(' ').length);
-  }
-  return { jieba: createJieba(index.dictionaryWords), longestPhrase, expansions: new Map() };
+/** An analyser with the general resources plus, optionally, a domain's synonym table. */
+export function createTextAnalyzer(options: TextAnalyzerOptions = {}): TextAnalyzer {
+  const domainTable = options.synonyms ?? '';
+  const general = parseSynonymTable(GENERAL_GLOSSARY);
+  const synonyms =
+    domainTable === ''
+      ? synonymIndex()
+      : buildSynonymIndex(mergeSynonymGroups(general, parseSynonymTable(domainTable)));
+  let state: Analyzer | undefined;
+  const get = (): Analyzer => {
+    if (state === undefined) {
+      let longestPhrase = 1;
+      for (const phrase of synonyms.englishPhrases.keys()) {
+        longestPhrase = Math.max(longestPhrase, phrase.split(' ').length);
+      }
+      state = {
+        jieba: createJieba([...synonyms.dictionaryWords, ...parseDictionaryWords(domainTable)]),
+        synonyms,
+        longestPhrase,
+        expansions: new Map(),
+        phraseTrie: buildPhraseTrie(synonyms.phrases),
+      };
+    }
+    return state;
+  };
+  const canonical = (text: string) => canonicalTextWith(get(), text);
+  return {
+    analyze: (text) => analyzeWith(get(), text),
+    canonicalText: canonical,
+    characterNgrams: (text, minN, maxN) => ngramsOf(canonical(text), minN, maxN),
+    pinyinTerms: (text) => pinyinBigrams(canonical(text)),
+    synonyms,
+    domainTable,
+  };
+}
+
+/** The terms of the keyword lane with the default analyser; see {@link analyzeWith}. */
+export function analyze(text: string): string[] {
+  return defaultTextAnalyzer().analyze(text);
+}
+
+/** {@link canonicalTextWith} with the default analyser. */
+export function canonicalText(text: string): string {
+  return defaultTextAnalyzer().canonicalText(text);
+}
+
+/** Character n-grams of the default analyser's canonical text; see {@link ngramsOf}. */
+export function characterNgrams(text: string, minN = 1, maxN = 3): string[] {
+  return defaultTextAnalyzer().characterNgrams(text, minN, maxN);
 }
 
 function createJieba(synonymWords: readonly string[]): Jieba {
@@ -123,10 +201,9 @@ function baseFrequencies(dict: Uint8Array, wanted: ReadonlyMap<string, number>):
  * Deterministic: the same text always gives the same terms in the same order (text order; inside
  * one word, the inner words first). Duplicates are kept: they are term frequencies.
  */
-export function analyze(text: string): string[] {
+function analyzeWith(state: Analyzer, text: string): string[] {
   const normalized = normalizeText(text);
   if (normalized === '') return [];
-  const state = getAnalyzer();
   const terms: string[] = [];
   let last = 0;
   for (const span of specialSpans(state, normalized)) {
@@ -153,7 +230,7 @@ interface SpecialSpan {
  */
 function specialSpans(state: Analyzer, text: string): SpecialSpan[] {
   const spans: SpecialSpan[] = [];
-  const { englishPhrases } = synonymIndex();
+  const { englishPhrases } = state.synonyms;
   for (const chunk of text.matchAll(ASCII_CHUNK)) {
     const words: { start: number; end: number }[] = [];
     let offset = chunk.index;
@@ -199,7 +276,7 @@ function cutInto(state: Analyzer, segment: string, terms: string[]): void {
 }
 
 function pushIdentifier(state: Analyzer, identifier: string, terms: string[]): void {
-  if (canonicalTerm(identifier) !== undefined) {
+  if (canonicalTerm(identifier, state.synonyms) !== undefined) {
     terms.push(...expansion(state, identifier));
     return;
   }
@@ -212,7 +289,7 @@ function pushIdentifier(state: Analyzer, identifier: string, terms: string[]): v
 function expansion(state: Analyzer, word: string): readonly string[] {
   const cached = state.expansions.get(word);
   if (cached !== undefined) return cached;
-  const canonical = canonicalTerm(word);
+  const canonical = canonicalTerm(word, state.synonyms);
   let result: readonly string[];
   if (canonical !== undefined && canonical !== word) result = expansion(state, canonical);
   else if (canonical === undefined && isStopWord(word)) result = [];
@@ -228,12 +305,12 @@ function expandTerm(state: Analyzer, term: string): string[] {
     if (!result.includes(value)) result.push(value);
   };
   for (const inner of innerWords(state, term)) {
-    const canonical = canonicalTerm(inner);
+    const canonical = canonicalTerm(inner, state.synonyms);
     if (canonical === undefined && isStopWord(inner)) continue;
     add(canonical ?? inner);
   }
   add(term);
-  for (const implied of synonymIndex().alsoOf.get(term) ?? []) add(implied);
+  for (const implied of state.synonyms.alsoOf.get(term) ?? []) add(implied);
   return result;
 }
 
@@ -252,8 +329,6 @@ interface PhraseNode {
   readonly children: Map<number, PhraseNode>;
   canonical?: string;
 }
-
-let phraseTrie: PhraseNode | undefined;
 
 function buildPhraseTrie(phrases: ReadonlyMap<string, string>): PhraseNode {
   const root: PhraseNode = { children: new Map() };
@@ -280,9 +355,9 @@ function buildPhraseTrie(phrases: ReadonlyMap<string, string>): PhraseNode {
  * tokens. Single-character forms (退, 日) and forms marked whole-token-only (天内) are left alone,
  * and English forms match whole words only (return, not returnable).
  */
-export function canonicalText(text: string): string {
+function canonicalTextWith(state: Analyzer, text: string): string {
   const normalized = normalizeText(text);
-  phraseTrie ??= buildPhraseTrie(synonymIndex().phrases);
+  const { phraseTrie } = state;
   let output = '';
   let copiedUpTo = 0;
   let index = 0;
@@ -331,12 +406,12 @@ const WHITESPACE = /\s/u;
  * (ns-x2-blk-m) is kept inside the run, so s-x and 2-b tell codes apart, but no n-gram starts or ends
  * with one. N-grams come in text order, shorter first at each position; duplicates are kept.
  */
-export function characterNgrams(text: string, minN = 1, maxN = 3): string[] {
+function ngramsOf(canonical: string, minN = 1, maxN = 3): string[] {
   if (!Number.isInteger(minN) || !Number.isInteger(maxN) || minN < 1 || maxN < minN) {
     throw new RangeError(`characterNgrams needs integers 1 <= minN <= maxN, got ${minN} and ${maxN}`);
   }
   const grams: string[] = [];
-  for (const run of characterRuns(canonicalText(text))) {
+  for (const run of characterRuns(canonical)) {
     for (let start = 0; start < run.length; start += 1) {
       if (isJoiner(run[start])) continue;
       let gram = '';

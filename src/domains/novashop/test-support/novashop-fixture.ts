@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { KnowledgeBase, SqliteKnowledgeStore } from '../../../retrieval/index.ts';
 import type { ToolContext } from '../../../runtime/tool.ts';
-import { ingestNovaShopKnowledge } from '../create-novashop-domain.ts';
+import { createNovaShopAnalyzer, ingestNovaShopKnowledge } from '../create-novashop-domain.ts';
 import { seedNovaShop } from '../seed-novashop.ts';
 import { SqliteOrderRepository } from '../sqlite-order-repository.ts';
 
@@ -46,7 +46,10 @@ export function openSeededShop(): SeededShop {
 export async function openNovaShopKnowledge(): Promise<{ knowledge: KnowledgeBase; close(): void }> {
   const directory = mkdtempSync(join(tmpdir(), 'novashop-kb-'));
   const database = new Database(join(directory, 'knowledge.db'));
-  const knowledge = await KnowledgeBase.open({ store: new SqliteKnowledgeStore(database) });
+  const knowledge = await KnowledgeBase.open({
+    store: new SqliteKnowledgeStore(database),
+    analyzer: createNovaShopAnalyzer(),
+  });
   await ingestNovaShopKnowledge(knowledge);
   return {
     knowledge,

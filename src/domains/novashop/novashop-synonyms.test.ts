@@ -1,15 +1,20 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { normalizeText } from './normalize-text.ts';
-import { STOP_WORDS } from './stop-words.ts';
 import {
   buildSynonymIndex,
-  canonicalTerm,
+  canonicalTerm as canonicalTermIn,
+  normalizeText,
   parseSynonymTable,
-  synonymGroups,
-  synonymIndex,
-} from './synonyms.ts';
+  STOP_WORDS,
+} from '../../retrieval/text/index.ts';
+import { createNovaShopAnalyzer, NOVASHOP_SYNONYMS_PATH } from './create-novashop-domain.ts';
 
-describe('the shop synonym table', () => {
+// NovaShop's own table (synonyms.txt beside this file) merged into the general glossary.
+const synonymIndex = () => createNovaShopAnalyzer().synonyms;
+const synonymGroups = () => parseSynonymTable(readFileSync(NOVASHOP_SYNONYMS_PATH, 'utf8'));
+const canonicalTerm = (token: string) => canonicalTermIn(token, synonymIndex());
+
+describe('the NovaShop synonym table', () => {
   it('is sound: one group per form, no canonical term used as a form, every (+term) a canonical', () => {
     expect(synonymIndex().problems).toEqual([]);
   });
@@ -81,7 +86,7 @@ describe('canonicalTerm', () => {
     ['出库', '发货'],
     ['码数', '尺码'],
     ['尺寸', '尺码'],
-    ['帐号', '账号'],
+    ['账户', '账号'],
     ['没', '未'],
   ])('%s → %s', (form, canonical) => {
     expect(canonicalTerm(form)).toBe(canonical);

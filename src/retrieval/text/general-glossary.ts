@@ -1,0 +1,78 @@
+/**
+ * The default analyser's synonym table: general resources only, true of any Chinese shop's customer
+ * service, written from general e-commerce knowledge and never from a corpus or its questions. A
+ * shop's own vocabulary (brands, products, its policy wording) belongs in a per-domain file passed as
+ * `synonyms` (e.g. src/domains/novashop/synonyms.txt), which is merged into this one (same format,
+ * see synonyms.ts; a group with the same canonical term adds forms).
+ *
+ * Three kinds of line, kept short so that each can be reviewed:
+ * - time units and negation, as any Chinese text writes them (自然日 is a 天, 没有 is 未);
+ * - the colloquial verbs of a shopper for the standard terms of a policy (退钱 → 退款, 寄出 → 发货);
+ * - the bilingual glossary: the English word a shopper uses for each standard term, so an English
+ *   question meets a Chinese help centre without a translation model.
+ */
+export const GENERAL_GLOSSARY = `
+# ─── Time units and negation ───
+天 = 日 | 几天 | 多少天 | 自然日 | 个自然日 | !天内 | 日内 | day | days | calendar days
+工作日 = 个工作日 | 工作日内 | business day | business days | working day | working days
+小时 = 个小时 | 钟头 | hour | hours
+周 = 星期 | 个星期 | 礼拜 | week | weeks
+月 = 个月 | month | months
+年 = year | years
+未 = 没 | 没有 | 还没 | 还没有 | 尚未
+不 = not | no | cannot
+期限 = 时限 | 截止 | 最晚 | 最迟 | deadline | time limit
+
+# ─── Orders, payment, accounts ───
+订单 = 单子 | order | orders
+下单 = 购买 | 买了 | 拍下 | purchase | purchased | buy | bought
+取消订单 (+订单) = 取消 | 不买了 | 撤单 | cancel | cancellation | cancelled | canceled
+付款 = 支付 | 付钱 | pay | payment | paid | checkout
+支付宝 = alipay
+微信支付 = wechat pay | weixin pay
+元 = 块钱 | yuan | rmb | cny
+企业 = 公司 | 单位 | company | companies | business
+账号 = 账户 | account
+登录 = 登陆 | log in | login | sign in
+密码 = password
+地址 = 收货地址 | address
+修改 = 更改 | 改成 | change | modify | edit
+价格 = 价钱 | 多少钱 | price | cost | how much
+商品 = 东西 | 宝贝 | 产品 | item | items | product | products | goods
+
+# ─── Shipping and delivery ───
+发货 = 寄出 | 发出 | ship | shipped | dispatch | dispatched
+配送 = 送货 | 派送 | 邮寄 | 寄送 | delivery | deliver | delivered | shipping
+时效 = 几天到 | 几天能到 | 送达时间 | 到货时间 | delivery time
+运费 = 邮费 | 快递费 | 配送费 | shipping fee | shipping cost | postage | freight
+包邮 (+运费) = 免邮 | free shipping
+物流 = 快递 | logistics | courier | tracking
+签收 = 收到货 | 收货 | receive | received
+偏远地区 = 偏远 | remote area | remote areas
+
+# ─── Returns, refunds, exchanges, after-sales ───
+退货 = 退 | 退掉 | 退回 | 寄回 | 退了 | return | returns | returned | send back
+退款 = 退钱 | 钱退 | 返款 | refund | refunds | refunded | money back
+换货 = 换 | 调换 | 更换 | exchange | exchanges | replace | replacement
+无理由退货 (+退货) = 无理由 | no reason return | no questions asked
+售后 = 售后服务 | after sales | after-sales
+到账 = 入账 | credited | arrive in account
+质量问题 = 坏了 | 瑕疵 | defect | defective | faulty | broken | quality problem
+破损 (+质量问题) = 损坏 | 压坏 | 摔坏 | 碎了 | damaged | damage | crushed
+保修 = 维修 | 修 | 质保 | 包修 | warranty | repair | repairs | guarantee
+保修期 (+保修) = 质保期 | warranty period
+安装 = 上门安装 | install | installation
+价格保护 = 价保 | 保价 | 降价补差 | 补差价 | 退差价 | price protection | price drop | price match
+
+# ─── Invoices, coupons, points, service ───
+发票 = 开票 | 开发票 | 票据 | 收据 | invoice | invoices | receipt | fapiao
+增值税专用发票 (+发票) = 专票 | 专用发票 | vat invoice | vat invoices | vat special invoice | vat special invoices | special invoice | special invoices
+电子发票 (+发票) = 电子票 | e-invoice | electronic invoice
+发票抬头 (+发票) = 抬头 | invoice title
+优惠券 = 券 | 红包 | 代金券 | 折扣券 | coupon | coupons | voucher | vouchers
+积分 = points | reward points | loyalty points
+会员 = vip | member | membership
+客服 = 人工客服 | 人工 | customer service | support | agent
+过期 = 失效 | 到期 | expire | expires | expired | expiry
+有效期 = valid | validity
+`;
