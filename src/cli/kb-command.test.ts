@@ -66,6 +66,7 @@ describe('runstream kb', () => {
       [
         'chunkId',
         'context',
+        'contextLines',
         'docId',
         'headingPath',
         'highlights',

@@ -10,7 +10,7 @@ import {
   type LaneHit,
   VectorIndex,
 } from './lanes/index.ts';
-import { type ContextSpan, PassageIndex } from './passage-index.ts';
+import { type ContextSpan, type PassageContext, PassageIndex } from './passage-index.ts';
 import {
   type FusedHit,
   type LaneName,
@@ -63,6 +63,8 @@ export interface SearchHit {
   context: string;
   /** Where the matched clauses are in `context`, `text` first. */
   highlights: ContextSpan[];
+  /** The source line of each line of `context` (split at `\n`), to cite a quote from it precisely. */
+  contextLines: number[];
   /** The fused score: it ranks hits of one query and says nothing about whether one is right. */
   score: number;
   lanes: Partial<Record<LaneName, LaneRank>>;
@@ -267,7 +269,7 @@ export class KnowledgeBase {
     ];
     const hits = distinctPassages(index.passages, ordered, topK).map(({ best, matched }) => {
       const context = index.passages.context(matched, contextChars);
-      return toSearchHit(index, best, context.text, context.highlights);
+      return toSearchHit(index, best, context);
     });
     const exactMatches = lanes.exact?.length ?? 0;
     const evidence: SearchEvidence = {
@@ -383,12 +385,7 @@ function distinctPassages(
   return picked;
 }
 
-function toSearchHit(
-  index: LoadedIndex,
-  best: FusedHit,
-  context: string,
-  highlights: ContextSpan[],
-): SearchHit {
+function toSearchHit(index: LoadedIndex, best: FusedHit, context: PassageContext): SearchHit {
   const chunk = index.chunks[best.index] as StoredChunk;
   const document = index.documents.get(chunk.docId);
   const path = document?.sourcePath ?? chunk.docId;
@@ -398,8 +395,9 @@ function toSearchHit(
     title: document?.title ?? chunk.headingPath[0] ?? chunk.docId,
     headingPath: chunk.headingPath,
     text: chunk.text,
-    context,
-    highlights,
+    context: context.text,
+    highlights: context.highlights,
+    contextLines: context.lines,
     score: best.score,
     lanes: best.lanes,
     source: { path, line: chunk.line, clause: chunk.clause, citation: `${path}#L${chunk.line}` },

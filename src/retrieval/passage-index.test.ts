@@ -39,8 +39,12 @@ describe('PassageIndex', () => {
         .join(''),
     );
     expect(context.highlights).toEqual([{ start: 0, end: chunks[0]?.text.length }]);
-    // Table rows keep their line breaks.
-    expect(passages.context([6], 1_000).text).toBe('尺码: M，脚长: 26.5\n尺码: L，脚长: 27.5');
+    expect(context.lines).toEqual([3]);
+    // Table rows keep their line breaks, and each line of the context its source line.
+    expect(passages.context([6], 1_000)).toMatchObject({
+      text: '尺码: M，脚长: 26.5\n尺码: L，脚长: 27.5',
+      lines: [5, 6],
+    });
   });
 
   it('under the cap keeps the match and grows to the next clause before the previous one', () => {

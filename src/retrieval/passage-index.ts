@@ -11,6 +11,11 @@ export interface PassageContext {
   text: string;
   /** The matched clauses within `text`, the best first. */
   highlights: ContextSpan[];
+  /**
+   * The source line of each line of `text` (split at `\n`): clauses from different source lines are
+   * never joined on one line, so a quote taken from the context can be cited at its own line.
+   */
+  lines: number[];
 }
 
 /** Between two clauses that are not next to each other in the passage, and at a cut edge. */
@@ -62,7 +67,7 @@ export class PassageIndex {
    */
   context(matched: readonly number[], maxChars: number): PassageContext {
     const primary = matched[0];
-    if (primary === undefined) return { text: '', highlights: [] };
+    if (primary === undefined) return { text: '', highlights: [], lines: [] };
     const start = this.#first[primary] ?? primary;
     const end = this.#end[primary] ?? primary + 1;
     const selected = new Uint8Array(end - start);
@@ -112,16 +117,23 @@ export class PassageIndex {
   #render(start: number, end: number, selected: Uint8Array, matched: readonly number[]): PassageContext {
     let text = '';
     const spans = new Map<number, ContextSpan>();
+    const lines: number[] = [];
     let previous: number | undefined;
     for (let position = start; position < end; position += 1) {
       if (selected[position - start] !== 1) continue;
       const chunk = this.#chunks[position] as PassageChunk;
       if (previous === undefined) {
+        lines.push(chunk.line);
         if (position > start) text += CONTEXT_ELLIPSIS;
-      } else if (previous + 1 < position) {
-        text += CONTEXT_ELLIPSIS;
       } else {
-        text += joiner(this.#chunks[previous] as PassageChunk, chunk);
+        const before = this.#chunks[previous] as PassageChunk;
+        const gap = previous + 1 < position;
+        if (before.line !== chunk.line) {
+          text += gap ? `${CONTEXT_ELLIPSIS}\n` : '\n';
+          lines.push(chunk.line);
+        } else {
+          text += gap ? CONTEXT_ELLIPSIS : joiner(before, chunk);
+        }
       }
       spans.set(position, { start: text.length, end: text.length + chunk.text.length });
       text += chunk.text;
@@ -133,7 +145,7 @@ export class PassageIndex {
       const span = spans.get(position);
       if (span !== undefined && !highlights.includes(span)) highlights.push(span);
     }
-    return { text, highlights };
+    return { text, highlights, lines };
   }
 }
 
@@ -148,10 +160,9 @@ function samePassage(left: PassageChunk | undefined, right: PassageChunk | undef
 }
 
 /**
- * Clauses of one source line (a paragraph cut at 。；) join as they were written; rows of a table
- * or lines of a passage keep their line break. Latin words need the space Chinese does not.
+ * Clauses of one source line (a paragraph cut at 。；) join as they were written (rows of a table
+ * or items of a list keep their line break). Latin words need the space Chinese does not.
  */
 function joiner(left: PassageChunk, right: PassageChunk): string {
-  if (left.line !== right.line) return '\n';
   return /[A-Za-z0-9]$/.test(left.text) && /^[A-Za-z0-9]/.test(right.text) ? ' ' : '';
 }

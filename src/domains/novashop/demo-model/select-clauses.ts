@@ -105,9 +105,10 @@ function candidatesOf(
   const candidates: Candidate[] = [];
   hits.forEach((hit, hitRank) => {
     const matchedText = quotable(hit.text);
-    const passage = clausesOf(hit.context ?? hit.text);
-    if (!passage.includes(matchedText)) passage.unshift(matchedText);
-    passage.forEach((text, position) => {
+    const passage = citedClausesOf(hit);
+    if (!passage.some((clause) => clause.text === matchedText))
+      passage.unshift({ text: matchedText, citation: hit.citation });
+    passage.forEach(({ text, citation }, position) => {
       if (text.length < 2) return;
       if (selection.mustMatch !== undefined && !selection.mustMatch.test(text)) return;
       // A neighbour about a product the question does not name is someone else's rule.
@@ -121,7 +122,15 @@ function candidatesOf(
       const matched = text === matchedText;
       const score = answerScore(selection.question, termProfile(text));
       if (score === 0 && !matched) return;
-      candidates.push({ text, citation: hit.citation, score, hitRank, matched, position });
+      // The matched clause is cited at the hit's line; a neighbour at its own line of the passage.
+      candidates.push({
+        text,
+        citation: matched ? hit.citation : citation,
+        score,
+        hitRank,
+        matched,
+        position,
+      });
     });
   });
   return candidates;
@@ -129,6 +138,18 @@ function candidatesOf(
 
 function productsIn(text: string): ProductFamily[] {
   return PRODUCT_FAMILIES.filter((family) => family.inKnowledge.test(text));
+}
+
+/**
+ * The hit's passage as clauses, each with the citation of the line it is on (`contextCitations`, one
+ * per line of the context); the hit's own citation where the search gave no lines.
+ */
+function citedClausesOf(hit: EvidenceHit): { text: string; citation: string }[] {
+  const lines = (hit.context ?? hit.text).split('\n');
+  const citations = hit.contextCitations?.length === lines.length ? hit.contextCitations : undefined;
+  return lines.flatMap((line, index) =>
+    clausesOf(line).map((text) => ({ text, citation: citations?.[index] ?? hit.citation })),
+  );
 }
 
 /** A passage cut into the sentences and clauses it is made of (。！？； and line breaks). */

@@ -35,6 +35,8 @@ const EvidenceSchema = z.object({
         context: z.string().optional().catch(undefined),
         section: z.string().catch(''),
         citation: z.string().catch(''),
+        // Where each line of the context is; without it, the hit's citation stands for the passage.
+        contextCitations: z.array(z.string()).optional().catch(undefined),
       }),
     )
     .catch([]),

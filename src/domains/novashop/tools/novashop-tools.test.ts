@@ -228,9 +228,16 @@ describe('search_knowledge', () => {
           context: 'NovaTrail X2 签收后 7 个自然日内可申请退货；商品需保持完好。',
           section: 'NovaShop 退货政策 › 五、NovaTrail X2 专项规定 › 退货时限与条件',
           citation: 'knowledge/policies/return-policy.md#L66',
+          contextCitations: ['knowledge/policies/return-policy.md#L66'],
         },
         // Without a context of its own (a fake search), the clause stands in for it.
-        { text: '无标题', context: '无标题', section: 'faq', citation: 'knowledge/faq.json#L1' },
+        {
+          text: '无标题',
+          context: '无标题',
+          section: 'faq',
+          citation: 'knowledge/faq.json#L1',
+          contextCitations: ['knowledge/faq.json#L1'],
+        },
       ],
     });
     expect(calls).toEqual([{ query: 'X2 退货', topK: 4, hasSignal: true }]);
@@ -264,6 +271,14 @@ describe('search_knowledge', () => {
       // The list the clause is an item of, around it: what the other cancellation rules say.
       expect(result.hits[0]?.context).toContain('已支付待发货订单可以在订单详情页直接取消');
       expect(result.hits[0]?.context).toContain(result.hits[0]?.text);
+      // Each line of the passage has its own citation: the list's items are on lines of their own.
+      const [first] = result.hits;
+      const lines = first?.context.split('\n') ?? [];
+      expect(first?.contextCitations).toHaveLength(lines.length);
+      expect(first?.contextCitations[lines.findIndex((line) => line.includes(first.text))]).toBe(
+        first?.citation,
+      );
+      expect(new Set(first?.contextCitations).size).toBe(lines.length);
       expect(new Set(result.hits.map((hit) => hit.context)).size).toBe(result.hits.length);
     });
   });

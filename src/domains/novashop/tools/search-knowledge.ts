@@ -6,9 +6,11 @@ export interface KnowledgeHit {
   text: string;
   /** The clause's parent passage (see `SearchHit.context`); a fake may leave it out. */
   context?: string;
+  /** The source line of each line of `context`. */
+  contextLines?: readonly number[];
   title: string;
   headingPath: readonly string[];
-  source: { citation: string };
+  source: { citation: string; path?: string };
 }
 
 /** What `search_knowledge` needs: `KnowledgeBase` satisfies it, and so does a test fake. */
@@ -34,6 +36,8 @@ export interface KnowledgeEvidence {
   section: string;
   /** `path#L12`: cite it next to the clause. */
   citation: string;
+  /** Where each line of `context` is (`path#L12`, one per line): cite a quote from it by its own line. */
+  contextCitations: string[];
 }
 
 export interface SearchKnowledgeResult {
@@ -58,7 +62,8 @@ export function createSearchKnowledgeTool(
     title: '知识检索',
     description:
       '检索 NovaShop 的政策条款、商品页和常见问题（退货、退款、换货、配送、运费、尺码、保修、发票、积分等），' +
-      '返回命中的条款（text）、它所在的整段原文（context，答案常在相邻的句子里）、所在章节和出处（citation）。' +
+      '返回命中的条款（text）及其出处（citation）、它所在的整段原文（context，答案常在相邻的句子里；' +
+      'contextCitations 依次是 context 每一行的出处）和所在章节。' +
       '回答时只依据返回的原文并注明出处，先引用回答问题的那一句，说同一件事的条款只引用一次，每个出处只引用一次；' +
       'lowEvidence 为 true 表示没找到可靠依据：这时不要把返回的条款当作答案引用，要直说没有找到可靠依据，' +
       '请买家换个说法或转人工客服，不要猜。知识是中文的：英文问题请带上中文关键词检索。',
@@ -79,6 +84,10 @@ export function createSearchKnowledgeTool(
           context: hit.context ?? hit.text,
           section: hit.headingPath.length > 0 ? hit.headingPath.join(' › ') : hit.title,
           citation: hit.source.citation,
+          contextCitations:
+            hit.contextLines !== undefined && hit.source.path !== undefined
+              ? hit.contextLines.map((line) => `${hit.source.path}#L${line}`)
+              : [hit.source.citation],
         })),
       };
     },
