@@ -8,7 +8,9 @@ import {
 } from './chunking/index.ts';
 import type { Embedder } from './embedder.ts';
 import type { KnowledgeChangeSet, KnowledgeStore, StoredChunk, StoredDocument } from './knowledge-store.ts';
+import { contextualText, LEXICAL_FIELDS, lexicalFieldFingerprint } from './lexical-fields.ts';
 import { RetrievalError } from './retrieval-error.ts';
+import { TermPacker } from './term-packer.ts';
 
 export interface IngestProgress {
   phase: 'read' | 'embed' | 'write';
@@ -70,6 +72,8 @@ export async function ingestPaths(paths: readonly string[], options: IngestOptio
   // `target` is a chunk inserted by this ingest; without one, the vector updates a kept chunk.
   const toEmbed: { chunkId: string; input: string; target?: Omit<StoredChunk, 'ordinal'> }[] = [];
   const now = Date.now();
+  // Chunks of changed documents that the store already has (same id, so same text and terms).
+  const keptChunkIds = new Set<string>();
 
   for (const [position, file] of files.entries()) {
     options.signal?.throwIfAborted();
@@ -115,6 +119,7 @@ export async function ingestPaths(paths: readonly string[], options: IngestOptio
       };
       changes.putChunks.push(stored);
       const kept = previousChunks.has(chunk.chunkId);
+      if (kept) keptChunkIds.add(chunk.chunkId);
       if (kept) summary.chunks.unchanged += 1;
       else summary.chunks.added += 1;
       if (embedder && !kept) toEmbed.push({ chunkId: chunk.chunkId, input: chunk.indexText, target: stored });
@@ -165,6 +170,22 @@ export async function ingestPaths(paths: readonly string[], options: IngestOptio
     summary.embedded = toEmbed.length;
     options.onProgress?.({ phase: 'embed', done: toEmbed.length, total: toEmbed.length });
   }
+
+  // The lexical lanes' terms of every inserted chunk, analysed once here rather than at every open.
+  const inserted = changes.putChunks.filter((chunk) => !keptChunkIds.has(chunk.chunkId));
+  changes.putTerms = LEXICAL_FIELDS.map((field) => {
+    const packer = new TermPacker();
+    const chunks = inserted.map((chunk) => ({
+      chunkId: chunk.chunkId,
+      packed: packer.pack(field.termsOf(contextualText(chunk))),
+    }));
+    return {
+      field: field.name,
+      fingerprint: lexicalFieldFingerprint(field),
+      dictionary: packer.dictionary,
+      chunks,
+    };
+  });
 
   options.onProgress?.({ phase: 'write', done: 0, total: 1 });
   await store.apply(changes);

@@ -9,8 +9,16 @@ import {
   type LaneHit,
   VectorIndex,
 } from './lanes/index.ts';
+import {
+  contextualText,
+  type LexicalField,
+  lexicalFieldFingerprint,
+  NGRAM_FIELD,
+  WORD_FIELD,
+} from './lexical-fields.ts';
 import { type LaneName, type LaneRank, reciprocalRankFusion } from './reciprocal-rank-fusion.ts';
 import { RetrievalError } from './retrieval-error.ts';
+import { TermPacker } from './term-packer.ts';
 import { analyze, characterNgrams } from './text/index.ts';
 
 export interface SearchFilter {
@@ -71,6 +79,19 @@ export interface KnowledgeBaseOptions {
   rrfK?: number;
   /** Below this top n-gram cosine (and without an exact match) evidence is low. */
   lowEvidenceCosine?: number;
+  /**
+   * Told once per open when stored terms were made by another text analysis and every chunk is
+   * re-analysed (slow at scale, and worth knowing). Default: a line on stderr.
+   */
+  onNotice?: (message: string) => void;
+}
+
+/** How the last open built the lexical indexes. */
+export interface IndexBuildReport {
+  /** Chunks analysed at open, per field: 0 when every chunk's stored terms were reused. */
+  analysedChunks: Record<string, number>;
+  /** Fields whose stored terms came from another analysis (or another field version). */
+  staleFields: string[];
 }
 
 /** The offline default: the character n-gram lane leads, as measured (docs/retrieval.md). */
@@ -89,6 +110,7 @@ interface LoadedIndex {
   ngrams: InvertedIndex;
   identifiers: IdentifierIndex;
   vectors: VectorIndex | undefined;
+  report: IndexBuildReport;
 }
 
 /**
@@ -111,6 +133,11 @@ export class KnowledgeBase {
 
   get chunkCount(): number {
     return this.#index.chunks.length;
+  }
+
+  /** How the lexical indexes were built at the last open or ingest: from stored terms or by analysis. */
+  get buildReport(): IndexBuildReport {
+    return this.#index.report;
   }
 
   get documentCount(): number {
@@ -204,27 +231,62 @@ async function buildIndex(options: KnowledgeBaseOptions): Promise<LoadedIndex> {
     // The index holds its own normalised copy; a second one per chunk would double the memory.
     for (const chunk of chunks) chunk.embedding = null;
   }
+  const report: IndexBuildReport = { analysedChunks: {}, staleFields: [] };
+  const words = await loadFieldIndex(options, chunks, WORD_FIELD, report);
+  const ngrams = await loadFieldIndex(options, chunks, NGRAM_FIELD, report);
   return {
     chunks,
     documents,
-    words: new InvertedIndex(chunks.length, (position) =>
-      analyze(contextualText(chunks[position] as StoredChunk)),
-    ),
-    ngrams: new InvertedIndex(chunks.length, (position) =>
-      characterNgrams(contextualText(chunks[position] as StoredChunk)),
-    ),
+    words,
+    ngrams,
     identifiers: new IdentifierIndex(chunks.map((chunk) => chunk.indexText)),
     vectors,
+    report,
   };
 }
 
 /**
- * What the lexical lanes index for a chunk: its section headings and its text. A clause often leaves
- * its subject to its heading (「整机享受 1 年保修」 under 「Apple Watch Series 12 › 售后」), and a
- * question names the subject.
+ * A lexical field's inverted index, from the terms stored at ingest when they were made by the
+ * analysis in force. Chunks without usable stored terms (a store written before terms were kept, or
+ * a changed analysis) are analysed now and their terms stored, so the next open is fast again.
  */
-function contextualText(chunk: StoredChunk): string {
-  return `${chunk.headingPath.join('\n')}\n${chunk.indexText}`;
+async function loadFieldIndex(
+  options: KnowledgeBaseOptions,
+  chunks: readonly StoredChunk[],
+  field: LexicalField,
+  report: IndexBuildReport,
+): Promise<InvertedIndex> {
+  const { store } = options;
+  const fingerprint = lexicalFieldFingerprint(field);
+  let stored = await store.loadTerms(field.name);
+  const stale = stored.fingerprint !== null && stored.fingerprint !== fingerprint;
+  const missing = chunks.filter((chunk) => stale || !stored.byChunk.has(chunk.chunkId));
+  report.analysedChunks[field.name] = missing.length;
+  if (stale) {
+    report.staleFields.push(field.name);
+    const notice = options.onNotice ?? ((message: string) => process.stderr.write(`${message}\n`));
+    notice(
+      `runstream: the ${field.name} terms in the knowledge store were analysed by ${stored.fingerprint}, ` +
+        `not ${fingerprint}; re-analysing ${missing.length} chunks and storing their terms`,
+    );
+  }
+  if (missing.length > 0) {
+    const packer = new TermPacker();
+    const analysed = missing.map((chunk) => ({
+      chunkId: chunk.chunkId,
+      packed: packer.pack(field.termsOf(contextualText(chunk))),
+    }));
+    await store.putTerms([
+      { field: field.name, fingerprint, dictionary: packer.dictionary, chunks: analysed },
+    ]);
+    stored = await store.loadTerms(field.name);
+  }
+  const { dictionary, byChunk } = stored;
+  return InvertedIndex.fromPackedTerms(chunks.length, dictionary, (position) => {
+    const packed = byChunk.get((chunks[position] as StoredChunk).chunkId);
+    if (packed === undefined) throw new Error(`no stored ${field.name} terms for chunk ${position}`);
+    return packed;
+  });
 }
 
 function filterPredicate(index: LoadedIndex, filter: SearchFilter): (chunk: number) => boolean {

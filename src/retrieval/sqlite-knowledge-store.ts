@@ -1,6 +1,13 @@
 import type { Database } from 'better-sqlite3';
 import type { DocumentKind } from './chunking/index.ts';
-import type { KnowledgeChangeSet, KnowledgeStore, StoredChunk, StoredDocument } from './knowledge-store.ts';
+import type {
+  ChunkTermsChange,
+  KnowledgeChangeSet,
+  KnowledgeStore,
+  StoredChunk,
+  StoredDocument,
+  StoredFieldTerms,
+} from './knowledge-store.ts';
 
 /**
  * Each entry is one schema version; the store records how many it applied. Tables are prefixed
@@ -28,6 +35,25 @@ const MIGRATIONS: readonly string[] = [
      embedding BLOB
    );
    CREATE INDEX kb_chunks_by_document ON kb_chunks(doc_id, clause);`,
+  // Analysed terms of the lexical lanes, so that opening a large index reads them instead of running
+  // jieba, OpenCC and the n-gram cutter over every chunk. Tables of their own, keyed by field: a new
+  // lane is a new `field` value. `terms` packs (term id, count) pairs as little-endian uint32.
+  `CREATE TABLE kb_term_fields (
+     field TEXT PRIMARY KEY,
+     fingerprint TEXT NOT NULL
+   );
+   CREATE TABLE kb_terms (
+     field TEXT NOT NULL,
+     term_id INTEGER NOT NULL,
+     term TEXT NOT NULL,
+     PRIMARY KEY (field, term_id)
+   ) WITHOUT ROWID;
+   CREATE TABLE kb_chunk_terms (
+     chunk_id TEXT NOT NULL REFERENCES kb_chunks(chunk_id) ON DELETE CASCADE,
+     field TEXT NOT NULL,
+     terms BLOB NOT NULL,
+     PRIMARY KEY (chunk_id, field)
+   ) WITHOUT ROWID;`,
 ];
 
 interface ChunkRow {
@@ -123,7 +149,35 @@ export class SqliteKnowledgeStore implements KnowledgeStore {
       for (const update of changes.setEmbeddings) {
         setEmbedding.run(update.embeddingModel, vectorToBlob(update.embedding), update.chunkId);
       }
+      for (const change of changes.putTerms ?? []) writeTerms(database, change);
     })();
+  }
+
+  async putTerms(changes: readonly ChunkTermsChange[]): Promise<void> {
+    const database = this.#database;
+    database.transaction(() => {
+      for (const change of changes) writeTerms(database, change);
+    })();
+  }
+
+  async loadTerms(field: string): Promise<StoredFieldTerms> {
+    const database = this.#database;
+    const row = database.prepare('SELECT fingerprint FROM kb_term_fields WHERE field = ?').get(field) as
+      | { fingerprint: string }
+      | undefined;
+    const dictionary: (string | undefined)[] = [];
+    const terms = database.prepare('SELECT term_id, term FROM kb_terms WHERE field = ?').raw().all(field) as [
+      number,
+      string,
+    ][];
+    for (const [id, term] of terms) dictionary[id] = term;
+    const byChunk = new Map<string, Uint32Array>();
+    const chunks = database
+      .prepare('SELECT chunk_id, terms FROM kb_chunk_terms WHERE field = ?')
+      .raw()
+      .all(field) as [string, Buffer][];
+    for (const [chunkId, blob] of chunks) byChunk.set(chunkId, blobToUint32(blob));
+    return { fingerprint: row?.fingerprint ?? null, dictionary, byChunk };
   }
 
   async loadChunks(options: { embeddingModel?: string } = {}): Promise<StoredChunk[]> {
@@ -164,6 +218,71 @@ function migrate(database: Database): void {
       database.prepare('INSERT INTO kb_schema (version) VALUES (?)').run(MIGRATIONS.length);
     else database.prepare('UPDATE kb_schema SET version = ?').run(MIGRATIONS.length);
   })();
+}
+
+/**
+ * Store one field's packed terms, translating the packer's ids into the field's stored dictionary
+ * (new terms get the next ids). Terms of another analysis are dropped first: mixing them would make
+ * the same word two terms. Runs inside the caller's transaction.
+ */
+function writeTerms(database: Database, change: ChunkTermsChange): void {
+  const row = database.prepare('SELECT fingerprint FROM kb_term_fields WHERE field = ?').get(change.field) as
+    | { fingerprint: string }
+    | undefined;
+  if (row?.fingerprint !== change.fingerprint) {
+    database.prepare('DELETE FROM kb_chunk_terms WHERE field = ?').run(change.field);
+    database.prepare('DELETE FROM kb_terms WHERE field = ?').run(change.field);
+    database
+      .prepare(
+        `INSERT INTO kb_term_fields (field, fingerprint) VALUES (?, ?)
+         ON CONFLICT(field) DO UPDATE SET fingerprint = excluded.fingerprint`,
+      )
+      .run(change.field, change.fingerprint);
+  }
+  const known = new Map<string, number>();
+  let nextId = 0;
+  for (const [id, term] of database
+    .prepare('SELECT term_id, term FROM kb_terms WHERE field = ?')
+    .raw()
+    .iterate(change.field) as IterableIterator<[number, string]>) {
+    known.set(term, id);
+    if (id >= nextId) nextId = id + 1;
+  }
+  const insertTerm = database.prepare('INSERT INTO kb_terms (field, term_id, term) VALUES (?, ?, ?)');
+  const putChunkTerms = database.prepare(
+    'INSERT OR REPLACE INTO kb_chunk_terms (chunk_id, field, terms) VALUES (?, ?, ?)',
+  );
+  // The packer's id → the stored id, resolved once per term of the change.
+  const storedIds = new Int32Array(change.dictionary.length).fill(-1);
+  for (const { chunkId, packed } of change.chunks) {
+    const translated = new Uint32Array(packed.length);
+    for (let position = 0; position + 1 < packed.length; position += 2) {
+      const local = packed[position] as number;
+      let id = storedIds[local] ?? -1;
+      if (id === -1) {
+        const term = change.dictionary[local];
+        if (term === undefined) throw new RangeError(`term id ${local} is not in the change's dictionary`);
+        id = known.get(term) ?? -1;
+        if (id === -1) {
+          id = nextId;
+          nextId += 1;
+          known.set(term, id);
+          insertTerm.run(change.field, id, term);
+        }
+        storedIds[local] = id;
+      }
+      translated[position] = id;
+      translated[position + 1] = packed[position + 1] as number;
+    }
+    putChunkTerms.run(chunkId, change.field, Buffer.from(translated.buffer));
+  }
+}
+
+function blobToUint32(blob: Buffer): Uint32Array {
+  if (blob.byteOffset % 4 === 0) return new Uint32Array(blob.buffer, blob.byteOffset, blob.byteLength / 4);
+  const copy = new Uint8Array(blob.byteLength);
+  copy.set(blob);
+  return new Uint32Array(copy.buffer);
 }
 
 function vectorToBlob(vector: Float32Array): Buffer {

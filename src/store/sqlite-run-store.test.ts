@@ -211,9 +211,12 @@ describe('SqliteRunStore on a file', () => {
     expect(tables).toEqual([
       'api_tokens',
       'conversations',
+      'kb_chunk_terms',
       'kb_chunks',
       'kb_documents',
       'kb_schema',
+      'kb_term_fields',
+      'kb_terms',
       'messages',
       'runs',
       'store_schema',

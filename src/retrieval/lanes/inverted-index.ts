@@ -22,8 +22,11 @@ export class InvertedIndex {
   readonly #scores: Float64Array;
   readonly #touched: Int32Array;
 
-  /** `termsOf(chunk)` is called once per chunk, in order; its array is not kept. */
-  constructor(size: number, termsOf: (chunk: number) => readonly string[]) {
+  /**
+   * `termsOf(chunk)` is called once per chunk, in order; its array is not kept. Or, from terms analysed
+   * earlier, a `{ visit }` source (see `InvertedIndex.fromPackedTerms`).
+   */
+  constructor(size: number, source: ((chunk: number) => readonly string[]) | { visit: ChunkTermVisitor }) {
     this.size = size;
     this.#lengths = new Float32Array(size);
     // First pass: (term id, chunk, frequency) triples in growable typed arrays.
@@ -33,30 +36,32 @@ export class InvertedIndex {
     let tripleFrequencies = new Uint16Array(capacity);
     let count = 0;
     let totalLength = 0;
-    const counts = new Map<string, number>();
-    for (let chunk = 0; chunk < size; chunk += 1) {
-      const terms = termsOf(chunk);
-      this.#lengths[chunk] = terms.length;
-      totalLength += terms.length;
-      counts.clear();
-      for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
-      for (const [term, frequency] of counts) {
-        let id = this.#termIds.get(term);
-        if (id === undefined) {
-          id = this.#termIds.size;
-          this.#termIds.set(term, id);
-        }
-        if (count === capacity) {
-          capacity *= 2;
-          tripleTerms = grow(tripleTerms, capacity);
-          tripleChunks = grow(tripleChunks, capacity);
-          tripleFrequencies = grow(tripleFrequencies, capacity);
-        }
-        tripleTerms[count] = id;
-        tripleChunks[count] = chunk;
-        tripleFrequencies[count] = Math.min(frequency, 0xffff);
-        count += 1;
+    let chunk = 0;
+    const intern = (term: string): number => {
+      let id = this.#termIds.get(term);
+      if (id === undefined) {
+        id = this.#termIds.size;
+        this.#termIds.set(term, id);
       }
+      return id;
+    };
+    const add = (id: number, frequency: number): void => {
+      if (count === capacity) {
+        capacity *= 2;
+        tripleTerms = grow(tripleTerms, capacity);
+        tripleChunks = grow(tripleChunks, capacity);
+        tripleFrequencies = grow(tripleFrequencies, capacity);
+      }
+      tripleTerms[count] = id;
+      tripleChunks[count] = chunk;
+      tripleFrequencies[count] = Math.min(frequency, 0xffff);
+      count += 1;
+    };
+    const visit = typeof source === 'function' ? analysingVisitor(source) : source.visit;
+    for (; chunk < size; chunk += 1) {
+      const length = visit(chunk, intern, add);
+      this.#lengths[chunk] = length;
+      totalLength += length;
     }
     this.#averageLength = size === 0 ? 0 : totalLength / size;
     // Second pass: a counting sort by term id. Chunks were visited in order, so each term's
@@ -96,6 +101,40 @@ export class InvertedIndex {
       this.#norms[chunk] = Math.sqrt(this.#norms[chunk] as number);
     this.#scores = new Float64Array(size);
     this.#touched = new Int32Array(size);
+  }
+
+  /**
+   * The same index as `new InvertedIndex(size, termsOf)`, from terms analysed earlier and packed by
+   * `TermPacker`: `packedOf(chunk)` gives (term id, count) pairs in first-occurrence order, ids into
+   * `dictionary`. No analyser runs: this is how a stored knowledge base opens in seconds.
+   */
+  static fromPackedTerms(
+    size: number,
+    dictionary: readonly (string | undefined)[],
+    packedOf: (chunk: number) => Uint32Array,
+  ): InvertedIndex {
+    // Stored id → this index's id, assigned on first sight so that ids (and so every floating-point
+    // sum) come out in the same order as when the chunks are analysed in order.
+    const local = new Int32Array(dictionary.length).fill(-1);
+    return new InvertedIndex(size, {
+      visit: (chunk, intern, add) => {
+        const packed = packedOf(chunk);
+        let length = 0;
+        for (let position = 0; position + 1 < packed.length; position += 2) {
+          const stored = packed[position] as number;
+          const frequency = packed[position + 1] as number;
+          let id = local[stored];
+          if (id === undefined) throw new RangeError(`term id ${stored} is not in the dictionary`);
+          if (id === -1) {
+            id = intern(dictionary[stored] ?? '');
+            local[stored] = id;
+          }
+          add(id, frequency);
+          length += frequency;
+        }
+        return length;
+      },
+    });
   }
 
   /** How many chunks contain `term`. */
@@ -194,6 +233,28 @@ export class InvertedIndex {
   #idf(documentFrequency: number): number {
     return Math.log((this.size + 1) / (documentFrequency + 1)) + 1;
   }
+}
+
+/**
+ * Feeds one chunk's distinct terms to the index in first-occurrence order: `intern(term)` gives the
+ * index's id for a term, `add(id, count)` records it. Returns the chunk's length in terms.
+ */
+export type ChunkTermVisitor = (
+  chunk: number,
+  intern: (term: string) => number,
+  add: (id: number, count: number) => void,
+) => number;
+
+/** The visitor for raw term lists: counts each chunk's terms, keeping first-occurrence order. */
+function analysingVisitor(termsOf: (chunk: number) => readonly string[]): ChunkTermVisitor {
+  const counts = new Map<string, number>();
+  return (chunk, intern, add) => {
+    const terms = termsOf(chunk);
+    counts.clear();
+    for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
+    for (const [term, frequency] of counts) add(intern(term), frequency);
+    return terms.length;
+  };
 }
 
 /** 1 + ln(tf), from a table for the small frequencies that are nearly all of them. */

@@ -1,0 +1,41 @@
+import type { StoredChunk } from './knowledge-store.ts';
+import { analyze, characterNgrams, textAnalysisFingerprint } from './text/index.ts';
+
+/**
+ * A field of the lexical lanes: what one inverted index holds for a chunk. The store keeps each
+ * field's analysed terms under its name, so a new lane (a pinyin field, say) is one more entry here
+ * and one more `field` value in `kb_chunk_terms`, with no schema change.
+ */
+export interface LexicalField {
+  name: string;
+  /**
+   * Bump when this field's terms change for a reason the text analysis fingerprint does not see
+   * (n-gram sizes, what `contextualText` joins): stored terms of another version are re-analysed.
+   */
+  version: number;
+  termsOf(text: string): string[];
+}
+
+/** BM25 over Chinese-aware words. */
+export const WORD_FIELD: LexicalField = { name: 'word', version: 1, termsOf: analyze };
+/** tf-idf cosine over character 1- to 3-grams. */
+export const NGRAM_FIELD: LexicalField = {
+  name: 'ngram',
+  version: 1,
+  termsOf: (text) => characterNgrams(text),
+};
+export const LEXICAL_FIELDS: readonly LexicalField[] = [WORD_FIELD, NGRAM_FIELD];
+
+/** Names the analysis that produced a field's stored terms: they are reused only while it matches. */
+export function lexicalFieldFingerprint(field: LexicalField): string {
+  return `${textAnalysisFingerprint()}/${field.name}-${field.version}`;
+}
+
+/**
+ * What the lexical lanes index for a chunk: its section headings and its text. A clause often leaves
+ * its subject to its heading (「整机享受 1 年保修」 under 「Apple Watch Series 12 › 售后」), and a
+ * question names the subject.
+ */
+export function contextualText(chunk: Pick<StoredChunk, 'headingPath' | 'indexText'>): string {
+  return `${chunk.headingPath.join('\n')}\n${chunk.indexText}`;
+}
