@@ -281,12 +281,17 @@ async function loadFieldIndex(
     ]);
     stored = await store.loadTerms(field.name);
   }
-  const { dictionary, byChunk } = stored;
-  return InvertedIndex.fromPackedTerms(chunks.length, dictionary, (position) => {
-    const packed = byChunk.get((chunks[position] as StoredChunk).chunkId);
-    if (packed === undefined) throw new Error(`no stored ${field.name} terms for chunk ${position}`);
+  const { byChunk } = stored;
+  const packedByPosition = chunks.map((chunk) => {
+    const packed = byChunk.get(chunk.chunkId);
+    if (packed === undefined) throw new Error(`no stored ${field.name} terms for chunk ${chunk.chunkId}`);
     return packed;
   });
+  return InvertedIndex.fromPackedTerms(
+    chunks.length,
+    stored.dictionary,
+    (position) => packedByPosition[position] as Uint8Array,
+  );
 }
 
 function filterPredicate(index: LoadedIndex, filter: SearchFilter): (chunk: number) => boolean {

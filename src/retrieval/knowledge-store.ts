@@ -43,22 +43,22 @@ export interface KnowledgeChangeSet {
 
 /**
  * One lexical field's analysed terms for some chunks, as `TermPacker` packs them: `packed` holds
- * (term id, count) pairs, ids into `dictionary`. `fingerprint` names the analysis that produced them;
+ * (term id, count) varint pairs, ids into `dictionary`. `fingerprint` names the analysis that produced them;
  * terms stored under another fingerprint are dropped for the field, since the two do not match.
  */
 export interface ChunkTermsChange {
   field: string;
   fingerprint: string;
   dictionary: readonly string[];
-  chunks: { chunkId: string; packed: Uint32Array }[];
+  chunks: { chunkId: string; packed: Uint8Array }[];
 }
 
-/** One lexical field's stored terms: `dictionary[id]` is a term; `byChunk` has (id, count) pairs. */
+/** One lexical field's stored terms: `dictionary[id]` is a term; `byChunk` has packed (id, count) pairs. */
 export interface StoredFieldTerms {
   /** The analysis they were produced by, or null when the field has none stored. */
   fingerprint: string | null;
   dictionary: (string | undefined)[];
-  byChunk: Map<string, Uint32Array>;
+  byChunk: Map<string, Uint8Array>;
 }
 
 /**

@@ -8,6 +8,7 @@ import type {
   StoredDocument,
   StoredFieldTerms,
 } from './knowledge-store.ts';
+import { PackedTermsWriter, readPackedTerms } from './term-packer.ts';
 
 /**
  * Each entry is one schema version; the store records how many it applied. Tables are prefixed
@@ -37,7 +38,7 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX kb_chunks_by_document ON kb_chunks(doc_id, clause);`,
   // Analysed terms of the lexical lanes, so that opening a large index reads them instead of running
   // jieba, OpenCC and the n-gram cutter over every chunk. Tables of their own, keyed by field: a new
-  // lane is a new `field` value. `terms` packs (term id, count) pairs as little-endian uint32.
+  // lane is a new `field` value. `terms` packs (term id, count) pairs as varints (`TermPacker`).
   `CREATE TABLE kb_term_fields (
      field TEXT PRIMARY KEY,
      fingerprint TEXT NOT NULL
@@ -171,12 +172,12 @@ export class SqliteKnowledgeStore implements KnowledgeStore {
       string,
     ][];
     for (const [id, term] of terms) dictionary[id] = term;
-    const byChunk = new Map<string, Uint32Array>();
+    const byChunk = new Map<string, Uint8Array>();
     const chunks = database
       .prepare('SELECT chunk_id, terms FROM kb_chunk_terms WHERE field = ?')
       .raw()
       .all(field) as [string, Buffer][];
-    for (const [chunkId, blob] of chunks) byChunk.set(chunkId, blobToUint32(blob));
+    for (const [chunkId, blob] of chunks) byChunk.set(chunkId, blob);
     return { fingerprint: row?.fingerprint ?? null, dictionary, byChunk };
   }
 
@@ -255,9 +256,8 @@ function writeTerms(database: Database, change: ChunkTermsChange): void {
   // The packer's id → the stored id, resolved once per term of the change.
   const storedIds = new Int32Array(change.dictionary.length).fill(-1);
   for (const { chunkId, packed } of change.chunks) {
-    const translated = new Uint32Array(packed.length);
-    for (let position = 0; position + 1 < packed.length; position += 2) {
-      const local = packed[position] as number;
+    const writer = new PackedTermsWriter(packed.length + 8);
+    readPackedTerms(packed, (local, count) => {
       let id = storedIds[local] ?? -1;
       if (id === -1) {
         const term = change.dictionary[local];
@@ -271,18 +271,11 @@ function writeTerms(database: Database, change: ChunkTermsChange): void {
         }
         storedIds[local] = id;
       }
-      translated[position] = id;
-      translated[position + 1] = packed[position + 1] as number;
-    }
-    putChunkTerms.run(chunkId, change.field, Buffer.from(translated.buffer));
+      writer.write(id, count);
+    });
+    const bytes = writer.finish();
+    putChunkTerms.run(chunkId, change.field, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
   }
-}
-
-function blobToUint32(blob: Buffer): Uint32Array {
-  if (blob.byteOffset % 4 === 0) return new Uint32Array(blob.buffer, blob.byteOffset, blob.byteLength / 4);
-  const copy = new Uint8Array(blob.byteLength);
-  copy.set(blob);
-  return new Uint32Array(copy.buffer);
 }
 
 function vectorToBlob(vector: Float32Array): Buffer {

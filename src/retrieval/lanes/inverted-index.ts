@@ -9,9 +9,22 @@ import { type LaneHit, selectTop } from './select-top.ts';
  * JavaScript arrays, and a query accumulates into one reused dense score array, touching only the
  * postings of its own terms.
  */
+/**
+ * An index's postings before scoring: term ids, compressed sparse rows sorted by chunk within each
+ * term, and each chunk's length in terms. Built from raw terms or from packed stored terms.
+ */
+export interface InvertedIndexPostings {
+  termIds: Map<string, number>;
+  offsets: Int32Array;
+  postingChunks: Int32Array;
+  postingFrequencies: Uint16Array;
+  lengths: Float32Array;
+  totalLength: number;
+}
+
 export class InvertedIndex {
   readonly size: number;
-  readonly #termIds = new Map<string, number>();
+  readonly #termIds: Map<string, number>;
   readonly #offsets: Int32Array;
   readonly #postingChunks: Int32Array;
   readonly #postingFrequencies: Uint16Array;
@@ -23,69 +36,19 @@ export class InvertedIndex {
   readonly #touched: Int32Array;
 
   /**
-   * `termsOf(chunk)` is called once per chunk, in order; its array is not kept. Or, from terms analysed
-   * earlier, a `{ visit }` source (see `InvertedIndex.fromPackedTerms`).
+   * `termsOf(chunk)` is called once per chunk, in order; its array is not kept. Or postings built
+   * already (see `InvertedIndex.fromPackedTerms`).
    */
-  constructor(size: number, source: ((chunk: number) => readonly string[]) | { visit: ChunkTermVisitor }) {
+  constructor(size: number, source: ((chunk: number) => readonly string[]) | InvertedIndexPostings) {
     this.size = size;
-    this.#lengths = new Float32Array(size);
-    // First pass: (term id, chunk, frequency) triples in growable typed arrays.
-    let capacity = 1 << 16;
-    let tripleTerms = new Int32Array(capacity);
-    let tripleChunks = new Int32Array(capacity);
-    let tripleFrequencies = new Uint16Array(capacity);
-    let count = 0;
-    let totalLength = 0;
-    let chunk = 0;
-    const intern = (term: string): number => {
-      let id = this.#termIds.get(term);
-      if (id === undefined) {
-        id = this.#termIds.size;
-        this.#termIds.set(term, id);
-      }
-      return id;
-    };
-    const add = (id: number, frequency: number): void => {
-      if (count === capacity) {
-        capacity *= 2;
-        tripleTerms = grow(tripleTerms, capacity);
-        tripleChunks = grow(tripleChunks, capacity);
-        tripleFrequencies = grow(tripleFrequencies, capacity);
-      }
-      tripleTerms[count] = id;
-      tripleChunks[count] = chunk;
-      tripleFrequencies[count] = Math.min(frequency, 0xffff);
-      count += 1;
-    };
-    const visit = typeof source === 'function' ? analysingVisitor(source) : source.visit;
-    for (; chunk < size; chunk += 1) {
-      const length = visit(chunk, intern, add);
-      this.#lengths[chunk] = length;
-      totalLength += length;
-    }
-    this.#averageLength = size === 0 ? 0 : totalLength / size;
-    // Second pass: a counting sort by term id. Chunks were visited in order, so each term's
-    // postings come out sorted by chunk.
+    const postings = typeof source === 'function' ? postingsFromTerms(size, source) : source;
+    this.#termIds = postings.termIds;
+    this.#offsets = postings.offsets;
+    this.#postingChunks = postings.postingChunks;
+    this.#postingFrequencies = postings.postingFrequencies;
+    this.#lengths = postings.lengths;
+    this.#averageLength = size === 0 ? 0 : postings.totalLength / size;
     const termCount = this.#termIds.size;
-    this.#offsets = new Int32Array(termCount + 1);
-    const offsets = this.#offsets;
-    for (let index = 0; index < count; index += 1) {
-      const slot = (tripleTerms[index] as number) + 1;
-      offsets[slot] = (offsets[slot] as number) + 1;
-    }
-    for (let term = 0; term < termCount; term += 1) {
-      offsets[term + 1] = (offsets[term + 1] as number) + (offsets[term] as number);
-    }
-    const cursor = this.#offsets.slice(0, termCount);
-    this.#postingChunks = new Int32Array(count);
-    this.#postingFrequencies = new Uint16Array(count);
-    for (let index = 0; index < count; index += 1) {
-      const term = tripleTerms[index] as number;
-      const position = cursor[term] as number;
-      cursor[term] = position + 1;
-      this.#postingChunks[position] = tripleChunks[index] as number;
-      this.#postingFrequencies[position] = tripleFrequencies[index] as number;
-    }
     this.#norms = new Float32Array(size);
     for (let term = 0; term < termCount; term += 1) {
       const start = this.#offsets[term] as number;
@@ -105,36 +68,15 @@ export class InvertedIndex {
 
   /**
    * The same index as `new InvertedIndex(size, termsOf)`, from terms analysed earlier and packed by
-   * `TermPacker`: `packedOf(chunk)` gives (term id, count) pairs in first-occurrence order, ids into
-   * `dictionary`. No analyser runs: this is how a stored knowledge base opens in seconds.
+   * `TermPacker`: `packedOf(chunk)` gives (term id, count) varint pairs in first-occurrence order,
+   * ids into `dictionary`. No analyser runs: this is how a stored knowledge base opens in seconds.
    */
   static fromPackedTerms(
     size: number,
     dictionary: readonly (string | undefined)[],
-    packedOf: (chunk: number) => Uint32Array,
+    packedOf: (chunk: number) => Uint8Array,
   ): InvertedIndex {
-    // Stored id → this index's id, assigned on first sight so that ids (and so every floating-point
-    // sum) come out in the same order as when the chunks are analysed in order.
-    const local = new Int32Array(dictionary.length).fill(-1);
-    return new InvertedIndex(size, {
-      visit: (chunk, intern, add) => {
-        const packed = packedOf(chunk);
-        let length = 0;
-        for (let position = 0; position + 1 < packed.length; position += 2) {
-          const stored = packed[position] as number;
-          const frequency = packed[position + 1] as number;
-          let id = local[stored];
-          if (id === undefined) throw new RangeError(`term id ${stored} is not in the dictionary`);
-          if (id === -1) {
-            id = intern(dictionary[stored] ?? '');
-            local[stored] = id;
-          }
-          add(id, frequency);
-          length += frequency;
-        }
-        return length;
-      },
-    });
+    return new InvertedIndex(size, postingsFromPacked(size, dictionary, packedOf));
   }
 
   /** How many chunks contain `term`. */
@@ -236,25 +178,153 @@ export class InvertedIndex {
 }
 
 /**
- * Feeds one chunk's distinct terms to the index in first-occurrence order: `intern(term)` gives the
- * index's id for a term, `add(id, count)` records it. Returns the chunk's length in terms.
+ * Postings from raw terms: (term id, chunk, frequency) triples in growable typed arrays, then a
+ * counting sort by term id. Chunks are visited in order, so each term's postings come out sorted by
+ * chunk. Term ids are given in order of first occurrence, chunk by chunk.
  */
-export type ChunkTermVisitor = (
-  chunk: number,
-  intern: (term: string) => number,
-  add: (id: number, count: number) => void,
-) => number;
-
-/** The visitor for raw term lists: counts each chunk's terms, keeping first-occurrence order. */
-function analysingVisitor(termsOf: (chunk: number) => readonly string[]): ChunkTermVisitor {
+function postingsFromTerms(
+  size: number,
+  termsOf: (chunk: number) => readonly string[],
+): InvertedIndexPostings {
+  const termIds = new Map<string, number>();
+  const lengths = new Float32Array(size);
+  let capacity = 1 << 16;
+  let tripleTerms = new Int32Array(capacity);
+  let tripleChunks = new Int32Array(capacity);
+  let tripleFrequencies = new Uint16Array(capacity);
+  let count = 0;
+  let totalLength = 0;
   const counts = new Map<string, number>();
-  return (chunk, intern, add) => {
+  for (let chunk = 0; chunk < size; chunk += 1) {
     const terms = termsOf(chunk);
+    lengths[chunk] = terms.length;
+    totalLength += terms.length;
     counts.clear();
     for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
-    for (const [term, frequency] of counts) add(intern(term), frequency);
-    return terms.length;
+    for (const [term, frequency] of counts) {
+      let id = termIds.get(term);
+      if (id === undefined) {
+        id = termIds.size;
+        termIds.set(term, id);
+      }
+      if (count === capacity) {
+        capacity *= 2;
+        tripleTerms = grow(tripleTerms, capacity);
+        tripleChunks = grow(tripleChunks, capacity);
+        tripleFrequencies = grow(tripleFrequencies, capacity);
+      }
+      tripleTerms[count] = id;
+      tripleChunks[count] = chunk;
+      tripleFrequencies[count] = Math.min(frequency, 0xffff);
+      count += 1;
+    }
+  }
+  const termCount = termIds.size;
+  const offsets = new Int32Array(termCount + 1);
+  for (let index = 0; index < count; index += 1) {
+    const slot = (tripleTerms[index] as number) + 1;
+    offsets[slot] = (offsets[slot] as number) + 1;
+  }
+  for (let term = 0; term < termCount; term += 1) {
+    offsets[term + 1] = (offsets[term + 1] as number) + (offsets[term] as number);
+  }
+  const cursor = offsets.slice(0, termCount);
+  const postingChunks = new Int32Array(count);
+  const postingFrequencies = new Uint16Array(count);
+  for (let index = 0; index < count; index += 1) {
+    const term = tripleTerms[index] as number;
+    const position = cursor[term] as number;
+    cursor[term] = position + 1;
+    postingChunks[position] = tripleChunks[index] as number;
+    postingFrequencies[position] = tripleFrequencies[index] as number;
+  }
+  return { termIds, offsets, postingChunks, postingFrequencies, lengths, totalLength };
+}
+
+/**
+ * Postings from packed stored terms, in two passes over the packed bytes and no intermediate
+ * triples: the first gives each stored id this index's id on first sight (the same order as
+ * `postingsFromTerms`, so every floating-point sum comes out the same) and counts document
+ * frequencies; the second drops each posting straight into its place.
+ */
+function postingsFromPacked(
+  size: number,
+  dictionary: readonly (string | undefined)[],
+  packedOf: (chunk: number) => Uint8Array,
+): InvertedIndexPostings {
+  const termIds = new Map<string, number>();
+  const local = new Int32Array(dictionary.length).fill(-1);
+  // Document frequency by local id, shifted by one to become the offsets in place.
+  const offsets = new Int32Array(dictionary.length + 1);
+  const lengths = new Float32Array(size);
+  let totalLength = 0;
+  let count = 0;
+  for (let chunk = 0; chunk < size; chunk += 1) {
+    let length = 0;
+    forEachPair(packedOf(chunk), (stored, frequency) => {
+      let id = local[stored];
+      if (id === undefined) throw new RangeError(`term id ${stored} is not in the dictionary`);
+      if (id === -1) {
+        id = termIds.size;
+        local[stored] = id;
+        termIds.set(dictionary[stored] ?? '', id);
+      }
+      offsets[id + 1] = (offsets[id + 1] as number) + 1;
+      length += frequency;
+      count += 1;
+    });
+    lengths[chunk] = length;
+    totalLength += length;
+  }
+  const termCount = termIds.size;
+  for (let term = 0; term < termCount; term += 1) {
+    offsets[term + 1] = (offsets[term + 1] as number) + (offsets[term] as number);
+  }
+  const cursor = offsets.slice(0, termCount);
+  const postingChunks = new Int32Array(count);
+  const postingFrequencies = new Uint16Array(count);
+  for (let chunk = 0; chunk < size; chunk += 1) {
+    forEachPair(packedOf(chunk), (stored, frequency) => {
+      const term = local[stored] as number;
+      const position = cursor[term] as number;
+      cursor[term] = position + 1;
+      postingChunks[position] = chunk;
+      postingFrequencies[position] = Math.min(frequency, 0xffff);
+    });
+  }
+  return {
+    termIds,
+    offsets: offsets.slice(0, termCount + 1),
+    postingChunks,
+    postingFrequencies,
+    lengths,
+    totalLength,
   };
+}
+
+/**
+ * The varint pairs of `TermPacker`, decoded here rather than through `readPackedTerms`: this loop
+ * runs twice for every posting of the corpus at open. Ids below 2^28 (four bytes), as every
+ * dictionary here is, keep the shifts within 32-bit integers.
+ */
+function forEachPair(packed: Uint8Array, visit: (id: number, count: number) => void): void {
+  const length = packed.length;
+  let position = 0;
+  while (position < length) {
+    let byte = packed[position++] as number;
+    let id = byte & 0x7f;
+    for (let shift = 7; byte >= 0x80 && position < length; shift += 7) {
+      byte = packed[position++] as number;
+      id |= (byte & 0x7f) << shift;
+    }
+    byte = packed[position++] as number;
+    let count = byte & 0x7f;
+    for (let shift = 7; byte >= 0x80 && position < length; shift += 7) {
+      byte = packed[position++] as number;
+      count |= (byte & 0x7f) << shift;
+    }
+    visit(id, count);
+  }
 }
 
 /** 1 + ln(tf), from a table for the small frequencies that are nearly all of them. */
