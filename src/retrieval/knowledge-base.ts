@@ -1,8 +1,10 @@
+import { createHash } from 'node:crypto';
 import type { DocumentKind } from './chunking/index.ts';
 import type { Embedder } from './embedder.ts';
 import { type IngestOptions, type IngestSummary, ingestPaths } from './ingest.ts';
 import type { KnowledgeStore, StoredChunk, StoredDocument } from './knowledge-store.ts';
 import {
+  ANN_MIN_VECTORS,
   extractIdentifiers,
   IdentifierIndex,
   InvertedIndex,
@@ -110,6 +112,8 @@ interface LoadedIndex {
   ngrams: InvertedIndex;
   identifiers: IdentifierIndex;
   vectors: VectorIndex | undefined;
+  /** Settles when the vector lane's graph is attached or built (and stored), or needs none. */
+  vectorGraph: Promise<void>;
   report: IndexBuildReport;
 }
 
@@ -125,6 +129,28 @@ export class KnowledgeBase {
   private constructor(options: KnowledgeBaseOptions, index: LoadedIndex) {
     this.#options = options;
     this.#index = index;
+  }
+
+  /** How the vector lane searches now: through its ANN graph, exactly, or not at all. */
+  get vectorSearch(): 'approximate' | 'exact' | 'off' {
+    const { vectors } = this.#index;
+    if (vectors === undefined) return 'off';
+    return vectors.approximate ? 'approximate' : 'exact';
+  }
+
+  /**
+   * Resolves once the vector lane searches through its ANN graph, or at once when it has no graph to
+   * wait for (no embedder, or fewer vectors than `ANN_MIN_VECTORS`). Until then searches are exact.
+   */
+  async vectorLaneReady(): Promise<void> {
+    // The build's timers are unref'd so that it never holds a process open by itself; whoever
+    // waits for it does, until it is done.
+    const keepAlive = setInterval(() => {}, 60_000);
+    try {
+      await this.#index.vectorGraph;
+    } finally {
+      clearInterval(keepAlive);
+    }
   }
 
   static async open(options: KnowledgeBaseOptions): Promise<KnowledgeBase> {
@@ -162,6 +188,7 @@ export class KnowledgeBase {
       store: this.#options.store,
       ...(this.#options.embedder ? { embedder: this.#options.embedder } : {}),
     });
+    this.#index.vectors?.cancelBuild();
     this.#index = await buildIndex(this.#options);
     return summary;
   }
@@ -231,6 +258,8 @@ async function buildIndex(options: KnowledgeBaseOptions): Promise<LoadedIndex> {
     // The index holds its own normalised copy; a second one per chunk would double the memory.
     for (const chunk of chunks) chunk.embedding = null;
   }
+  const vectorGraph =
+    embedder && vectors ? prepareVectorGraph(options, embedder.model, chunks, vectors) : undefined;
   const report: IndexBuildReport = { analysedChunks: {}, staleFields: [] };
   const words = await loadFieldIndex(options, chunks, WORD_FIELD, report);
   const ngrams = await loadFieldIndex(options, chunks, NGRAM_FIELD, report);
@@ -241,8 +270,40 @@ async function buildIndex(options: KnowledgeBaseOptions): Promise<LoadedIndex> {
     ngrams,
     identifiers: new IdentifierIndex(chunks.map((chunk) => chunk.indexText)),
     vectors,
+    vectorGraph: (await vectorGraph)?.done ?? Promise.resolve(),
     report,
   };
+}
+
+/**
+ * Give the vector lane its ANN graph: the stored one when it was built over exactly these rows,
+ * otherwise one built in the background (searches stay exact meanwhile) and stored when done, so
+ * only the first open after an ingest pays for it. `done` settles when that background work has.
+ */
+async function prepareVectorGraph(
+  options: KnowledgeBaseOptions,
+  model: string,
+  chunks: readonly StoredChunk[],
+  vectors: VectorIndex,
+): Promise<{ done: Promise<void> }> {
+  // Wrapped in an object: an async function returning a bare promise would wait for it.
+  if (vectors.vectorCount < ANN_MIN_VECTORS) return { done: Promise.resolve() };
+  const hash = createHash('sha256');
+  hash.update(`${vectors.dimensions}\n`);
+  for (const chunk of vectors.rowChunks) hash.update(`${(chunks[chunk] as StoredChunk).chunkId}\n`);
+  const rowsHash = hash.digest('hex');
+  const stored = await options.store.loadVectorGraph(model);
+  if (stored?.rowsHash === rowsHash && vectors.attachGraph(stored.graph)) return { done: Promise.resolve() };
+  const done = vectors
+    .buildGraph()
+    .then(async (graph) => {
+      if (graph) await options.store.saveVectorGraph(model, { rowsHash, graph: graph.toBytes() });
+    })
+    .catch((error: unknown) => {
+      // Rebuilt at the next open; the searches were right either way.
+      (options.onNotice ?? console.error)(`runstream: the vector graph was not stored: ${String(error)}`);
+    });
+  return { done };
 }
 
 /**
@@ -284,7 +345,9 @@ async function loadFieldIndex(
   const { byChunk } = stored;
   const packedByPosition = chunks.map((chunk) => {
     const packed = byChunk.get(chunk.chunkId);
-    if (packed === undefined) throw new Error(`no stored ${field.name} terms for chunk ${chunk.chunkId}`);
+    // Only when another process ingested between the two reads: opening again sees both changes.
+    if (packed === undefined)
+      throw new Error(`the knowledge store changed while it was being opened; open it again`);
     return packed;
   });
   return InvertedIndex.fromPackedTerms(
@@ -320,7 +383,8 @@ function toSearchHit(
     chunkId: chunk.chunkId,
     docId: chunk.docId,
     title: document?.title ?? chunk.headingPath[0] ?? chunk.docId,
-    headingPath: chunk.headingPath,
+    // A copy: loaded chunks share heading path arrays, and a caller may change its hit.
+    headingPath: [...chunk.headingPath],
     text: chunk.text,
     score,
     lanes,

@@ -81,4 +81,16 @@ export interface KnowledgeStore {
   loadTerms(field: string): Promise<StoredFieldTerms>;
   /** Store analysed terms of existing chunks (replacing theirs), atomically. */
   putTerms(changes: readonly ChunkTermsChange[]): Promise<void>;
+  /** The ANN graph stored for a model's vectors, if any. */
+  loadVectorGraph(embeddingModel: string): Promise<StoredVectorGraph | undefined>;
+  saveVectorGraph(embeddingModel: string, graph: StoredVectorGraph): Promise<void>;
+}
+
+/**
+ * An HNSW graph over a model's vectors (`HnswGraph.toBytes`). `rowsHash` names the rows it was built
+ * over (their chunk ids, in order): a graph whose rows are not the current ones is rebuilt.
+ */
+export interface StoredVectorGraph {
+  rowsHash: string;
+  graph: Uint8Array;
 }

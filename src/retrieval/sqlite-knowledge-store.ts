@@ -7,6 +7,7 @@ import type {
   StoredChunk,
   StoredDocument,
   StoredFieldTerms,
+  StoredVectorGraph,
 } from './knowledge-store.ts';
 import { PackedTermsWriter, readPackedTerms } from './term-packer.ts';
 
@@ -54,7 +55,12 @@ const MIGRATIONS: readonly string[] = [
      field TEXT NOT NULL,
      terms BLOB NOT NULL,
      PRIMARY KEY (chunk_id, field)
-   ) WITHOUT ROWID;`,
+   ) WITHOUT ROWID;
+   CREATE TABLE kb_vector_graphs (
+     embedding_model TEXT PRIMARY KEY,
+     rows_hash TEXT NOT NULL,
+     graph BLOB NOT NULL
+   );`,
 ];
 
 interface ChunkRow {
@@ -161,6 +167,26 @@ export class SqliteKnowledgeStore implements KnowledgeStore {
     })();
   }
 
+  async loadVectorGraph(embeddingModel: string): Promise<StoredVectorGraph | undefined> {
+    const row = this.#database
+      .prepare('SELECT rows_hash, graph FROM kb_vector_graphs WHERE embedding_model = ?')
+      .get(embeddingModel) as { rows_hash: string; graph: Buffer } | undefined;
+    return row === undefined ? undefined : { rowsHash: row.rows_hash, graph: row.graph };
+  }
+
+  async saveVectorGraph(embeddingModel: string, graph: StoredVectorGraph): Promise<void> {
+    this.#database
+      .prepare(
+        `INSERT INTO kb_vector_graphs (embedding_model, rows_hash, graph) VALUES (?, ?, ?)
+         ON CONFLICT(embedding_model) DO UPDATE SET rows_hash = excluded.rows_hash, graph = excluded.graph`,
+      )
+      .run(
+        embeddingModel,
+        graph.rowsHash,
+        Buffer.from(graph.graph.buffer, graph.graph.byteOffset, graph.graph.byteLength),
+      );
+  }
+
   async loadTerms(field: string): Promise<StoredFieldTerms> {
     const database = this.#database;
     const row = database.prepare('SELECT fingerprint FROM kb_term_fields WHERE field = ?').get(field) as
@@ -172,12 +198,15 @@ export class SqliteKnowledgeStore implements KnowledgeStore {
       string,
     ][];
     for (const [id, term] of terms) dictionary[id] = term;
+    // A scan of the terms table, matched to chunks by id: a join in chunk order reads every chunk
+    // row again and measured twice as slow at 100,000 chunks.
     const byChunk = new Map<string, Uint8Array>();
-    const chunks = database
+    for (const [chunkId, blob] of database
       .prepare('SELECT chunk_id, terms FROM kb_chunk_terms WHERE field = ?')
       .raw()
-      .all(field) as [string, Buffer][];
-    for (const [chunkId, blob] of chunks) byChunk.set(chunkId, blob);
+      .iterate(field) as IterableIterator<[string, Buffer]>) {
+      byChunk.set(chunkId, blob);
+    }
     return { fingerprint: row?.fingerprint ?? null, dictionary, byChunk };
   }
 
@@ -189,11 +218,22 @@ export class SqliteKnowledgeStore implements KnowledgeStore {
          FROM kb_chunks ORDER BY doc_id, clause, chunk_id`,
       )
       .all(options.embeddingModel ?? null) as ChunkRow[];
+    // Clauses of one section share a heading path: parse each distinct one once (100,000 chunks
+    // have a few thousand). Shared arrays: nothing downstream changes a heading path.
+    const headingPaths = new Map<string, string[]>();
+    const parseHeadingPath = (json: string) => {
+      let parsed = headingPaths.get(json);
+      if (parsed === undefined) {
+        parsed = JSON.parse(json) as string[];
+        headingPaths.set(json, parsed);
+      }
+      return parsed;
+    };
     return rows.map((row, ordinal) => ({
       chunkId: row.chunk_id,
       docId: row.doc_id,
       ordinal,
-      headingPath: JSON.parse(row.heading_path) as string[],
+      headingPath: parseHeadingPath(row.heading_path),
       text: row.text,
       indexText: row.index_text,
       line: row.line,

@@ -217,6 +217,7 @@ describe('SqliteRunStore on a file', () => {
       'kb_schema',
       'kb_term_fields',
       'kb_terms',
+      'kb_vector_graphs',
       'messages',
       'runs',
       'store_schema',

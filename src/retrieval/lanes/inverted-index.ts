@@ -259,9 +259,26 @@ function postingsFromPacked(
   const lengths = new Float32Array(size);
   let totalLength = 0;
   let count = 0;
+  // Both passes decode inline (see `readPackedTerms` for the format): they run for every posting
+  // of the corpus, and a callback per pair measured a fifth of the open.
   for (let chunk = 0; chunk < size; chunk += 1) {
+    const packed = packedOf(chunk);
+    const end = packed.length;
     let length = 0;
-    forEachPair(packedOf(chunk), (stored, frequency) => {
+    let position = 0;
+    while (position < end) {
+      let byte = packed[position++] as number;
+      let stored = byte & 0x7f;
+      for (let shift = 7; byte >= 0x80 && position < end; shift += 7) {
+        byte = packed[position++] as number;
+        stored |= (byte & 0x7f) << shift;
+      }
+      byte = packed[position++] as number;
+      let frequency = byte & 0x7f;
+      for (let shift = 7; byte >= 0x80 && position < end; shift += 7) {
+        byte = packed[position++] as number;
+        frequency |= (byte & 0x7f) << shift;
+      }
       let id = local[stored];
       if (id === undefined) throw new RangeError(`term id ${stored} is not in the dictionary`);
       if (id === -1) {
@@ -272,7 +289,7 @@ function postingsFromPacked(
       offsets[id + 1] = (offsets[id + 1] as number) + 1;
       length += frequency;
       count += 1;
-    });
+    }
     lengths[chunk] = length;
     totalLength += length;
   }
@@ -284,13 +301,28 @@ function postingsFromPacked(
   const postingChunks = new Int32Array(count);
   const postingFrequencies = new Uint16Array(count);
   for (let chunk = 0; chunk < size; chunk += 1) {
-    forEachPair(packedOf(chunk), (stored, frequency) => {
+    const packed = packedOf(chunk);
+    const end = packed.length;
+    let position = 0;
+    while (position < end) {
+      let byte = packed[position++] as number;
+      let stored = byte & 0x7f;
+      for (let shift = 7; byte >= 0x80 && position < end; shift += 7) {
+        byte = packed[position++] as number;
+        stored |= (byte & 0x7f) << shift;
+      }
+      byte = packed[position++] as number;
+      let frequency = byte & 0x7f;
+      for (let shift = 7; byte >= 0x80 && position < end; shift += 7) {
+        byte = packed[position++] as number;
+        frequency |= (byte & 0x7f) << shift;
+      }
       const term = local[stored] as number;
-      const position = cursor[term] as number;
-      cursor[term] = position + 1;
-      postingChunks[position] = chunk;
-      postingFrequencies[position] = Math.min(frequency, 0xffff);
-    });
+      const slot = cursor[term] as number;
+      cursor[term] = slot + 1;
+      postingChunks[slot] = chunk;
+      postingFrequencies[slot] = Math.min(frequency, 0xffff);
+    }
   }
   return {
     termIds,
@@ -300,31 +332,6 @@ function postingsFromPacked(
     lengths,
     totalLength,
   };
-}
-
-/**
- * The varint pairs of `TermPacker`, decoded here rather than through `readPackedTerms`: this loop
- * runs twice for every posting of the corpus at open. Ids below 2^28 (four bytes), as every
- * dictionary here is, keep the shifts within 32-bit integers.
- */
-function forEachPair(packed: Uint8Array, visit: (id: number, count: number) => void): void {
-  const length = packed.length;
-  let position = 0;
-  while (position < length) {
-    let byte = packed[position++] as number;
-    let id = byte & 0x7f;
-    for (let shift = 7; byte >= 0x80 && position < length; shift += 7) {
-      byte = packed[position++] as number;
-      id |= (byte & 0x7f) << shift;
-    }
-    byte = packed[position++] as number;
-    let count = byte & 0x7f;
-    for (let shift = 7; byte >= 0x80 && position < length; shift += 7) {
-      byte = packed[position++] as number;
-      count |= (byte & 0x7f) << shift;
-    }
-    visit(id, count);
-  }
 }
 
 /** 1 + ln(tf), from a table for the small frequencies that are nearly all of them. */
