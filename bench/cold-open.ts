@@ -1,6 +1,6 @@
 /**
  * One cold open of a knowledge base file, in a process of its own as a restarted server does:
- * `node --import tsx bench/cold-open.ts <file> [hashed]` prints `{"seconds": …, "chunks": …}`.
+ * `node --expose-gc --import tsx bench/cold-open.ts <file> [hashed]` prints `{"seconds": …, "chunks": …}`.
  * The retrieval benchmark runs it; the figure is the open alone, without module loading.
  */
 import { HashedNgramEmbedder, KnowledgeBase, SqliteKnowledgeStore } from '../src/retrieval/index.ts';
@@ -13,7 +13,14 @@ const embedder =
   embedderName === 'hashed'
     ? new HashedNgramEmbedder({ prepare: canonicalText, prepareVersion: 'canonical-v1' })
     : undefined;
+// Heap plus typed arrays after a collection (RSS rarely shrinks, so it hides a delta).
+const liveBytes = () => {
+  global.gc?.();
+  const usage = process.memoryUsage();
+  return usage.heapUsed + usage.arrayBuffers;
+};
 const database = openDatabase(file);
+const liveBefore = liveBytes();
 const started = performance.now();
 const cpuStarted = process.cpuUsage();
 const knowledgeBase = await KnowledgeBase.open({
@@ -24,6 +31,7 @@ const seconds = (performance.now() - started) / 1000;
 // CPU time too: on a shared machine the wall clock also counts other people's work.
 const cpu = process.cpuUsage(cpuStarted);
 const cpuSeconds = (cpu.user + cpu.system) / 1e6;
+const liveMegabytes = (liveBytes() - liveBefore) / 1024 / 1024;
 const analysed = Object.values(knowledgeBase.buildReport.analysedChunks).reduce(
   (sum, count) => sum + count,
   0,
@@ -32,6 +40,7 @@ console.log(
   JSON.stringify({
     seconds,
     cpuSeconds,
+    liveMegabytes,
     chunks: knowledgeBase.chunkCount,
     analysed,
     vectorSearch: knowledgeBase.vectorSearch,

@@ -69,6 +69,7 @@ async function main(): Promise<void> {
         const output = execFileSync(
           process.execPath,
           [
+            '--expose-gc',
             '--import',
             'tsx',
             fileURLToPath(new URL('./cold-open.ts', import.meta.url)),
@@ -80,6 +81,7 @@ async function main(): Promise<void> {
         return JSON.parse(output) as {
           seconds: number;
           cpuSeconds: number;
+          liveMegabytes: number;
           analysed: number;
           vectorSearch: string;
         };
@@ -87,7 +89,7 @@ async function main(): Promise<void> {
       runs.sort((a, b) => a.seconds - b.seconds);
       const median = runs[1] as (typeof runs)[number];
       const walls = runs.map((run) => run.seconds.toFixed(2)).join(', ');
-      return `${median.seconds.toFixed(2)} s median of ${walls} s · ${median.cpuSeconds.toFixed(2)} s CPU · ${median.analysed} chunks re-analysed · vector lane ${median.vectorSearch}`;
+      return `${median.seconds.toFixed(2)} s median of ${walls} s · ${median.cpuSeconds.toFixed(2)} s CPU · ${median.liveMegabytes.toFixed(0)} MB of heap and typed arrays · ${median.analysed} chunks re-analysed · vector lane ${median.vectorSearch}`;
     };
     console.log(
       `cold open from the file, offline default (chunks and stored terms → exact, n-gram and BM25 indexes): ${coldOpen()}`,
@@ -96,21 +98,9 @@ async function main(): Promise<void> {
       `cold open with the vector lane as well (+ vectors and the stored graph): ${coldOpen('hashed')}`,
     );
 
-    // One knowledge base at a time for the memory figure: heap plus typed arrays after a collection
-    // (RSS rarely shrinks, so it hides a delta).
-    const liveBytes = () => {
-      global.gc?.();
-      const usage = process.memoryUsage();
-      return usage.heapUsed + usage.arrayBuffers;
-    };
     const database = openDatabase(file);
     const store = new SqliteKnowledgeStore(database);
-    const liveBeforeOpen = liveBytes();
     const lexical = await KnowledgeBase.open({ store });
-    const lexicalBytes = liveBytes() - liveBeforeOpen;
-    console.log(
-      `memory of the offline default: ${megabytes(lexicalBytes)} of heap and typed arrays (${(lexicalBytes / lexical.chunkCount / 1024).toFixed(1)} KB per chunk)`,
-    );
     const reopened = await KnowledgeBase.open({ store, embedder });
     global.gc?.();
     console.log(`process RSS with both knowledge bases held: ${megabytes(process.memoryUsage().rss)}`);
