@@ -173,7 +173,9 @@ export async function ingestPaths(paths: readonly string[], options: IngestOptio
 
   // The lexical lanes' terms of every inserted chunk, analysed once here rather than at every open.
   const inserted = changes.putChunks.filter((chunk) => !keptChunkIds.has(chunk.chunkId));
-  changes.putTerms = LEXICAL_FIELDS.map((field) => {
+  // None when nothing was inserted: a change carries its fingerprint, and storing one over the
+  // field's would drop the terms of every other chunk.
+  changes.putTerms = (inserted.length === 0 ? [] : LEXICAL_FIELDS).map((field) => {
     const packer = new TermPacker();
     const chunks = inserted.map((chunk) => ({
       chunkId: chunk.chunkId,

@@ -323,12 +323,16 @@ async function loadFieldIndex(
   const stale = stored.fingerprint !== null && stored.fingerprint !== fingerprint;
   const missing = chunks.filter((chunk) => stale || !stored.byChunk.has(chunk.chunkId));
   report.analysedChunks[field.name] = missing.length;
-  if (stale) {
-    report.staleFields.push(field.name);
+  if (stale) report.staleFields.push(field.name);
+  if (missing.length > 0) {
+    // Said once per open: analysing is what makes a large open slow, and a changed analysis means
+    // the stored terms would not have matched the queries'.
     const notice = options.onNotice ?? ((message: string) => process.stderr.write(`${message}\n`));
     notice(
-      `runstream: the ${field.name} terms in the knowledge store were analysed by ${stored.fingerprint}, ` +
-        `not ${fingerprint}; re-analysing ${missing.length} chunks and storing their terms`,
+      stale
+        ? `runstream: the ${field.name} terms in the knowledge store were analysed by ${stored.fingerprint}, ` +
+            `not ${fingerprint}; re-analysing ${missing.length} chunks and storing their terms`
+        : `runstream: ${missing.length} chunks have no stored ${field.name} terms; analysing and storing them`,
     );
   }
   if (missing.length > 0) {

@@ -58,7 +58,12 @@ describe('persisted lexical terms', () => {
     const stored = await answers(fromStoredTerms);
 
     database.exec('DELETE FROM kb_chunk_terms; DELETE FROM kb_terms; DELETE FROM kb_term_fields');
-    const reanalysed = await open();
+    const notice = vi.fn();
+    const reanalysed = await open(notice);
+    expect(notice.mock.calls.map(([message]) => message)).toEqual([
+      expect.stringMatching(/no stored word terms/),
+      expect.stringMatching(/no stored ngram terms/),
+    ]);
     expect(reanalysed.buildReport.analysedChunks).toEqual({
       word: reanalysed.chunkCount,
       ngram: reanalysed.chunkCount,
