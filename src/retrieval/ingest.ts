@@ -8,7 +8,7 @@ import {
 } from './chunking/index.ts';
 import type { Embedder } from './embedder.ts';
 import type { KnowledgeChangeSet, KnowledgeStore, StoredChunk, StoredDocument } from './knowledge-store.ts';
-import { contextualText, LEXICAL_FIELDS, lexicalFieldFingerprint } from './lexical-fields.ts';
+import { fieldTerms, LEXICAL_FIELDS, lexicalFieldFingerprint } from './lexical-fields.ts';
 import { RetrievalError } from './retrieval-error.ts';
 import { TermPacker } from './term-packer.ts';
 
@@ -179,7 +179,7 @@ export async function ingestPaths(paths: readonly string[], options: IngestOptio
     const packer = new TermPacker();
     const chunks = inserted.map((chunk) => ({
       chunkId: chunk.chunkId,
-      packed: packer.pack(field.termsOf(contextualText(chunk))),
+      packed: packer.pack(fieldTerms(field, chunk)),
     }));
     return {
       field: field.name,

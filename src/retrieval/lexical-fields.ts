@@ -1,4 +1,5 @@
 import type { StoredChunk } from './knowledge-store.ts';
+import { extractIdentifiers } from './lanes/index.ts';
 import { analyze, characterNgrams, textAnalysisFingerprint } from './text/index.ts';
 
 /**
@@ -14,6 +15,8 @@ export interface LexicalField {
    */
   version: number;
   termsOf(text: string): string[];
+  /** The chunk's text this field analyses. Default `contextualText`: headings and the clause. */
+  textOf?(chunk: Pick<StoredChunk, 'headingPath' | 'indexText'>): string;
 }
 
 /** BM25 over Chinese-aware words. */
@@ -24,7 +27,25 @@ export const NGRAM_FIELD: LexicalField = {
   version: 1,
   termsOf: (text) => characterNgrams(text),
 };
-export const LEXICAL_FIELDS: readonly LexicalField[] = [WORD_FIELD, NGRAM_FIELD];
+/**
+ * The exact lane's identifiers, of the clause alone (a heading's code is not the clause's). Not
+ * covered by the text analysis fingerprint: bump the version when `extractIdentifiers` changes.
+ */
+export const IDENTIFIER_FIELD: LexicalField = {
+  name: 'identifier',
+  version: 1,
+  termsOf: extractIdentifiers,
+  textOf: (chunk) => chunk.indexText,
+};
+export const LEXICAL_FIELDS: readonly LexicalField[] = [WORD_FIELD, NGRAM_FIELD, IDENTIFIER_FIELD];
+
+/** The terms a field stores for a chunk. */
+export function fieldTerms(
+  field: LexicalField,
+  chunk: Pick<StoredChunk, 'headingPath' | 'indexText'>,
+): string[] {
+  return field.termsOf(field.textOf ? field.textOf(chunk) : contextualText(chunk));
+}
 
 /** Names the analysis that produced a field's stored terms: they are reused only while it matches. */
 export function lexicalFieldFingerprint(field: LexicalField): string {

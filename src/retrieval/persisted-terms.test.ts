@@ -54,7 +54,7 @@ describe('persisted lexical terms', () => {
   it('give the same hits, scores and evidence as analysing every chunk at open', async () => {
     await (await open()).ingest([KNOWLEDGE], { baseDirectory: KNOWLEDGE });
     const fromStoredTerms = await open();
-    expect(fromStoredTerms.buildReport.analysedChunks).toEqual({ word: 0, ngram: 0 });
+    expect(fromStoredTerms.buildReport.analysedChunks).toEqual({ word: 0, ngram: 0, identifier: 0 });
     const stored = await answers(fromStoredTerms);
 
     database.exec('DELETE FROM kb_chunk_terms; DELETE FROM kb_terms; DELETE FROM kb_term_fields');
@@ -63,15 +63,17 @@ describe('persisted lexical terms', () => {
     expect(notice.mock.calls.map(([message]) => message)).toEqual([
       expect.stringMatching(/no stored word terms/),
       expect.stringMatching(/no stored ngram terms/),
+      expect.stringMatching(/no stored identifier terms/),
     ]);
     expect(reanalysed.buildReport.analysedChunks).toEqual({
       word: reanalysed.chunkCount,
       ngram: reanalysed.chunkCount,
+      identifier: reanalysed.chunkCount,
     });
     expect(await answers(reanalysed)).toEqual(stored);
     expect(stored.some((answer) => answer.hits.length > 0)).toBe(true);
     // The open that analysed stored what it found: the next one reads it.
-    expect((await open()).buildReport.analysedChunks).toEqual({ word: 0, ngram: 0 });
+    expect((await open()).buildReport.analysedChunks).toEqual({ word: 0, ngram: 0, identifier: 0 });
   });
 
   it('are re-analysed, once and said so, when the text analysis changed', async () => {
@@ -81,7 +83,7 @@ describe('persisted lexical terms', () => {
     const notice = vi.fn();
     const knowledgeBase = await open(notice);
     expect(knowledgeBase.buildReport).toEqual({
-      analysedChunks: { word: knowledgeBase.chunkCount, ngram: 0 },
+      analysedChunks: { word: knowledgeBase.chunkCount, ngram: 0, identifier: 0 },
       staleFields: ['word'],
     });
     expect(notice).toHaveBeenCalledTimes(1);
@@ -103,12 +105,12 @@ describe('persisted lexical terms', () => {
     const rowsPerChunk = () =>
       count('SELECT count(*) AS count FROM kb_chunk_terms') /
       count('SELECT count(*) AS count FROM kb_chunks');
-    expect(rowsPerChunk()).toBe(2);
+    expect(rowsPerChunk()).toBe(3);
 
     unlinkSync(join(root, 'shipping.md'));
     write('returns.md', '# 退货政策\n\n签收后 15 个自然日内可申请退货。\n\n商品需保持完好且配件齐全。\n');
     await knowledgeBase.ingest([root], { baseDirectory: directory });
-    expect(rowsPerChunk()).toBe(2);
+    expect(rowsPerChunk()).toBe(3);
     expect(
       count(
         'SELECT count(*) AS count FROM kb_chunk_terms WHERE chunk_id NOT IN (SELECT chunk_id FROM kb_chunks)',
@@ -124,8 +126,8 @@ describe('persisted lexical terms', () => {
 
     write('shipping.md', '# 配送政策\n\n付款后 1 至 3 个工作日发货。\n');
     await knowledgeBase.ingest([root], { baseDirectory: directory });
-    expect(rowsPerChunk()).toBe(2);
-    expect(knowledgeBase.buildReport.analysedChunks).toEqual({ word: 0, ngram: 0 });
+    expect(rowsPerChunk()).toBe(3);
+    expect(knowledgeBase.buildReport.analysedChunks).toEqual({ word: 0, ngram: 0, identifier: 0 });
     expect((await knowledgeBase.search('发货')).hits[0]?.docId).toContain('shipping');
   });
 });
