@@ -314,8 +314,9 @@ async function prepareVectorGraph(
 
 /**
  * A lexical field's terms in chunk order, as the arguments of an index's `fromPackedTerms`: the
- * terms stored at ingest when they were made by the analysis in force. Chunks without usable stored terms (a store written before terms were kept, or
- * a changed analysis) are analysed now and their terms stored, so the next open is fast again.
+ * terms stored at ingest when they were made by the analysis in force. Chunks without usable stored
+ * terms (a store written before terms were kept, or a changed analysis) are analysed now and their
+ * terms stored, so the next open is fast again.
  */
 async function loadFieldTerms(
   options: KnowledgeBaseOptions,
@@ -330,8 +331,9 @@ async function loadFieldTerms(
   // One lookup per chunk, position by position: at 100,000 chunks a second pass of lookups by id
   // measured a tenth of the open.
   const inOrder = (terms: StoredFieldTerms): (Uint8Array | undefined)[] =>
-    chunks.map((chunk) => (stale && terms === stored ? undefined : terms.byChunk.get(chunk.chunkId)));
-  let packedByPosition = inOrder(stored);
+    chunks.map((chunk) => terms.byChunk.get(chunk.chunkId));
+  // Terms of another analysis are of no use: every chunk is analysed again.
+  let packedByPosition = stale ? new Array<undefined>(chunks.length).fill(undefined) : inOrder(stored);
   const missing = chunks.filter((_, position) => packedByPosition[position] === undefined);
   report.analysedChunks[field.name] = missing.length;
   if (stale) report.staleFields.push(field.name);
@@ -355,9 +357,8 @@ async function loadFieldTerms(
     await store.putTerms([
       { field: field.name, fingerprint, dictionary: packer.dictionary, chunks: analysed },
     ]);
-    const reloaded = await store.loadTerms(field.name);
-    packedByPosition = inOrder(reloaded);
-    stored = reloaded;
+    stored = await store.loadTerms(field.name);
+    packedByPosition = inOrder(stored);
     // Only when another process ingested between the reads: opening again sees both changes.
     if (packedByPosition.includes(undefined))
       throw new Error('the knowledge store changed while it was being opened; open it again');
