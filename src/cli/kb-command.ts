@@ -66,6 +66,9 @@ export async function kbCommand(
           onProgress: (progress) => bar.update(progress.phase, progress.done, progress.total),
         });
         bar.finish();
+        // A large knowledge base with an embedder gets its ANN graph built and stored now, so that
+        // the server opens it without building it.
+        await knowledge.vectorLaneReady();
         print(formatIngestSummary(summary, databasePath, knowledge.chunkCount));
       } finally {
         database.close();

@@ -8,7 +8,10 @@ import {
 } from './chunking/index.ts';
 import type { Embedder } from './embedder.ts';
 import type { KnowledgeChangeSet, KnowledgeStore, StoredChunk, StoredDocument } from './knowledge-store.ts';
+import { fieldTerms, LEXICAL_FIELDS, lexicalFieldFingerprint } from './lexical-fields.ts';
 import { RetrievalError } from './retrieval-error.ts';
+import { TermPacker } from './term-packer.ts';
+import { defaultTextAnalyzer, type TextAnalyzer } from './text/index.ts';
 
 export interface IngestProgress {
   phase: 'read' | 'embed' | 'write';
@@ -26,6 +29,11 @@ export interface IngestOptions extends ChunkingOptions {
   signal?: AbortSignal;
   /** Texts per embedding call; the embedder may batch further. Default 64. */
   embedBatchSize?: number;
+  /**
+   * The analysis whose terms are stored for the lexical lanes: the one the knowledge base searches
+   * with. Default: the general analyser.
+   */
+  analyzer?: TextAnalyzer;
 }
 
 export interface IngestSummary {
@@ -47,6 +55,7 @@ export async function ingestPaths(paths: readonly string[], options: IngestOptio
   const started = performance.now();
   const baseDirectory = resolve(options.baseDirectory ?? process.cwd());
   const { store, embedder } = options;
+  const analyzer = options.analyzer ?? defaultTextAnalyzer();
   if (paths.length === 0)
     throw new RetrievalError('invalid_source', 'name at least one file or folder to ingest');
 
@@ -70,6 +79,8 @@ export async function ingestPaths(paths: readonly string[], options: IngestOptio
   // `target` is a chunk inserted by this ingest; without one, the vector updates a kept chunk.
   const toEmbed: { chunkId: string; input: string; target?: Omit<StoredChunk, 'ordinal'> }[] = [];
   const now = Date.now();
+  // Chunks of changed documents that the store already has (same id, so same text and terms).
+  const keptChunkIds = new Set<string>();
 
   for (const [position, file] of files.entries()) {
     options.signal?.throwIfAborted();
@@ -116,6 +127,7 @@ export async function ingestPaths(paths: readonly string[], options: IngestOptio
       };
       changes.putChunks.push(stored);
       const kept = previousChunks.has(chunk.chunkId);
+      if (kept) keptChunkIds.add(chunk.chunkId);
       if (kept) summary.chunks.unchanged += 1;
       else summary.chunks.added += 1;
       if (embedder && !kept) toEmbed.push({ chunkId: chunk.chunkId, input: chunk.indexText, target: stored });
@@ -166,6 +178,24 @@ export async function ingestPaths(paths: readonly string[], options: IngestOptio
     summary.embedded = toEmbed.length;
     options.onProgress?.({ phase: 'embed', done: toEmbed.length, total: toEmbed.length });
   }
+
+  // The lexical lanes' terms of every inserted chunk, analysed once here rather than at every open.
+  const inserted = changes.putChunks.filter((chunk) => !keptChunkIds.has(chunk.chunkId));
+  // None when nothing was inserted: a change carries its fingerprint, and storing one over the
+  // field's would drop the terms of every other chunk.
+  changes.putTerms = (inserted.length === 0 ? [] : LEXICAL_FIELDS).map((field) => {
+    const packer = new TermPacker();
+    const chunks = inserted.map((chunk) => ({
+      chunkId: chunk.chunkId,
+      packed: packer.pack(fieldTerms(field, chunk, analyzer)),
+    }));
+    return {
+      field: field.name,
+      fingerprint: lexicalFieldFingerprint(field, analyzer),
+      dictionary: packer.dictionary,
+      chunks,
+    };
+  });
 
   options.onProgress?.({ phase: 'write', done: 0, total: 1 });
   await store.apply(changes);

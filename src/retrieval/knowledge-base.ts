@@ -1,15 +1,26 @@
+import { createHash } from 'node:crypto';
 import type { DocumentKind } from './chunking/index.ts';
 import type { Embedder } from './embedder.ts';
 import { HomophoneCorrector } from './homophone-correction.ts';
 import { type IngestOptions, type IngestSummary, ingestPaths } from './ingest.ts';
-import type { KnowledgeStore, StoredChunk, StoredDocument } from './knowledge-store.ts';
+import type { KnowledgeStore, StoredChunk, StoredDocument, StoredFieldTerms } from './knowledge-store.ts';
 import {
+  ANN_MIN_VECTORS,
   extractIdentifiers,
   IdentifierIndex,
   InvertedIndex,
   type LaneHit,
   VectorIndex,
 } from './lanes/index.ts';
+import {
+  contextualText,
+  fieldTerms,
+  IDENTIFIER_FIELD,
+  type LexicalField,
+  lexicalFieldFingerprint,
+  NGRAM_FIELD,
+  WORD_FIELD,
+} from './lexical-fields.ts';
 import { type ContextSpan, type PassageContext, PassageIndex } from './passage-index.ts';
 import {
   type FusedHit,
@@ -18,6 +29,7 @@ import {
   reciprocalRankFusion,
 } from './reciprocal-rank-fusion.ts';
 import { RetrievalError } from './retrieval-error.ts';
+import { TermPacker } from './term-packer.ts';
 import { defaultTextAnalyzer, stripQuestionForm, type TextAnalyzer } from './text/index.ts';
 
 export interface SearchFilter {
@@ -128,6 +140,19 @@ export interface KnowledgeBaseOptions {
    * `createTextAnalyzer({ synonyms })` with its own table (e.g. src/domains/novashop/synonyms.txt).
    */
   analyzer?: TextAnalyzer;
+  /**
+   * Told once per open when stored terms were made by another text analysis and every chunk is
+   * re-analysed (slow at scale, and worth knowing). Default: a line on stderr.
+   */
+  onNotice?: (message: string) => void;
+}
+
+/** How the last open built the lexical indexes. */
+export interface IndexBuildReport {
+  /** Chunks analysed at open, per field: 0 when every chunk's stored terms were reused. */
+  analysedChunks: Record<string, number>;
+  /** Fields whose stored terms came from another analysis (or another field version). */
+  staleFields: string[];
 }
 
 /** The offline default: the character n-gram lane leads, as measured (docs/retrieval.md). */
@@ -166,6 +191,9 @@ interface LoadedIndex {
   identifiers: IdentifierIndex;
   vectors: VectorIndex | undefined;
   passages: PassageIndex;
+  /** Settles when the vector lane's graph is attached or built (and stored), or needs none. */
+  vectorGraph: Promise<void>;
+  report: IndexBuildReport;
 }
 
 /**
@@ -182,12 +210,39 @@ export class KnowledgeBase {
     this.#index = index;
   }
 
+  /** How the vector lane searches now: through its ANN graph, exactly, or not at all. */
+  get vectorSearch(): 'approximate' | 'exact' | 'off' {
+    const { vectors } = this.#index;
+    if (vectors === undefined) return 'off';
+    return vectors.approximate ? 'approximate' : 'exact';
+  }
+
+  /**
+   * Resolves once the vector lane searches through its ANN graph, or at once when it has no graph to
+   * wait for (no embedder, or fewer vectors than `ANN_MIN_VECTORS`). Until then searches are exact.
+   */
+  async vectorLaneReady(): Promise<void> {
+    // The build's timers are unref'd so that it never holds a process open by itself; whoever
+    // waits for it does, until it is done.
+    const keepAlive = setInterval(() => {}, 60_000);
+    try {
+      await this.#index.vectorGraph;
+    } finally {
+      clearInterval(keepAlive);
+    }
+  }
+
   static async open(options: KnowledgeBaseOptions): Promise<KnowledgeBase> {
     return new KnowledgeBase(options, await buildIndex(options));
   }
 
   get chunkCount(): number {
     return this.#index.chunks.length;
+  }
+
+  /** How the lexical indexes were built at the last open or ingest: from stored terms or by analysis. */
+  get buildReport(): IndexBuildReport {
+    return this.#index.report;
   }
 
   get documentCount(): number {
@@ -208,13 +263,15 @@ export class KnowledgeBase {
   /** Ingest files or folders into the store, then rebuild the indexes. */
   async ingest(
     paths: readonly string[],
-    options: Omit<IngestOptions, 'store' | 'embedder'> = {},
+    options: Omit<IngestOptions, 'store' | 'embedder' | 'analyzer'> = {},
   ): Promise<IngestSummary> {
     const summary = await ingestPaths(paths, {
       ...options,
       store: this.#options.store,
       ...(this.#options.embedder ? { embedder: this.#options.embedder } : {}),
+      ...(this.#options.analyzer ? { analyzer: this.#options.analyzer } : {}),
     });
+    this.#index.vectors?.cancelBuild();
     this.#index = await buildIndex(this.#options);
     return summary;
   }
@@ -304,36 +361,124 @@ async function buildIndex(options: KnowledgeBaseOptions): Promise<LoadedIndex> {
     // The index holds its own normalised copy; a second one per chunk would double the memory.
     for (const chunk of chunks) chunk.embedding = null;
   }
-  const ngrams = new InvertedIndex(chunks.length, (position) =>
-    analyzer.characterNgrams(contextualText(chunks[position] as StoredChunk)),
+  const vectorGraph =
+    embedder && vectors ? prepareVectorGraph(options, embedder.model, chunks, vectors) : undefined;
+  const report: IndexBuildReport = { analysedChunks: {}, staleFields: [] };
+  const words = InvertedIndex.fromPackedTerms(
+    ...(await loadFieldTerms(options, analyzer, chunks, WORD_FIELD, report)),
+  );
+  const ngrams = InvertedIndex.fromPackedTerms(
+    ...(await loadFieldTerms(options, analyzer, chunks, NGRAM_FIELD, report)),
+  );
+  const identifiers = IdentifierIndex.fromPackedTerms(
+    ...(await loadFieldTerms(options, analyzer, chunks, IDENTIFIER_FIELD, report)),
   );
   return {
     chunks,
     documents,
     homophones: new HomophoneCorrector(ngrams.terms()),
-    words: new InvertedIndex(chunks.length, (position) =>
-      analyzer.analyze(contextualText(chunks[position] as StoredChunk)),
-    ),
+    words,
     ngrams,
+    // Off by default, so not stored: analysed at open when a weight turns it on.
     pinyin:
       (options.weights?.pinyin ?? DEFAULT_LANE_WEIGHTS.pinyin) > 0
         ? new InvertedIndex(chunks.length, (position) =>
             analyzer.pinyinTerms(contextualText(chunks[position] as StoredChunk)),
           )
         : undefined,
-    identifiers: new IdentifierIndex(chunks.map((chunk) => chunk.indexText)),
+    identifiers,
     vectors,
     passages: new PassageIndex(chunks),
+    vectorGraph: (await vectorGraph)?.done ?? Promise.resolve(),
+    report,
   };
 }
 
 /**
- * What the lexical lanes index for a chunk: its section headings and its text. A clause often leaves
- * its subject to its heading (「整机享受 1 年保修」 under 「Apple Watch Series 12 › 售后」), and a
- * question names the subject.
+ * Give the vector lane its ANN graph: the stored one when it was built over exactly these rows,
+ * otherwise one built in the background (searches stay exact meanwhile) and stored when done, so
+ * only the first open after an ingest pays for it. `done` settles when that background work has.
  */
-function contextualText(chunk: StoredChunk): string {
-  return `${chunk.headingPath.join('\n')}\n${chunk.indexText}`;
+async function prepareVectorGraph(
+  options: KnowledgeBaseOptions,
+  model: string,
+  chunks: readonly StoredChunk[],
+  vectors: VectorIndex,
+): Promise<{ done: Promise<void> }> {
+  // Wrapped in an object: an async function returning a bare promise would wait for it.
+  if (vectors.vectorCount < ANN_MIN_VECTORS) return { done: Promise.resolve() };
+  const hash = createHash('sha256');
+  hash.update(`${vectors.dimensions}\n`);
+  for (const chunk of vectors.rowChunks) hash.update(`${(chunks[chunk] as StoredChunk).chunkId}\n`);
+  const rowsHash = hash.digest('hex');
+  const stored = await options.store.loadVectorGraph(model);
+  if (stored?.rowsHash === rowsHash && vectors.attachGraph(stored.graph)) return { done: Promise.resolve() };
+  const done = vectors
+    .buildGraph()
+    .then(async (graph) => {
+      if (graph) await options.store.saveVectorGraph(model, { rowsHash, graph: graph.toBytes() });
+    })
+    .catch((error: unknown) => {
+      // Rebuilt at the next open; the searches were right either way.
+      (options.onNotice ?? console.error)(`runstream: the vector graph was not stored: ${String(error)}`);
+    });
+  return { done };
+}
+
+/**
+ * A lexical field's terms in chunk order, as the arguments of an index's `fromPackedTerms`: the
+ * terms stored at ingest when they were made by the analysis in force. Chunks without usable stored
+ * terms (a store written before terms were kept, or a changed analysis) are analysed now and their
+ * terms stored, so the next open is fast again.
+ */
+async function loadFieldTerms(
+  options: KnowledgeBaseOptions,
+  analyzer: TextAnalyzer,
+  chunks: readonly StoredChunk[],
+  field: LexicalField,
+  report: IndexBuildReport,
+): Promise<[size: number, dictionary: (string | undefined)[], packedOf: (chunk: number) => Uint8Array]> {
+  const { store } = options;
+  const fingerprint = lexicalFieldFingerprint(field, analyzer);
+  let stored = await store.loadTerms(field.name);
+  const stale = stored.fingerprint !== null && stored.fingerprint !== fingerprint;
+  // One lookup per chunk, position by position: at 100,000 chunks a second pass of lookups by id
+  // measured a tenth of the open.
+  const inOrder = (terms: StoredFieldTerms): (Uint8Array | undefined)[] =>
+    chunks.map((chunk) => terms.byChunk.get(chunk.chunkId));
+  // Terms of another analysis are of no use: every chunk is analysed again.
+  let packedByPosition = stale ? new Array<undefined>(chunks.length).fill(undefined) : inOrder(stored);
+  const missing = chunks.filter((_, position) => packedByPosition[position] === undefined);
+  report.analysedChunks[field.name] = missing.length;
+  if (stale) report.staleFields.push(field.name);
+  if (missing.length > 0) {
+    // Said once per open: analysing is what makes a large open slow, and a changed analysis means
+    // the stored terms would not have matched the queries'.
+    const notice = options.onNotice ?? ((message: string) => process.stderr.write(`${message}\n`));
+    notice(
+      stale
+        ? `runstream: the ${field.name} terms in the knowledge store were analysed by ${stored.fingerprint}, ` +
+            `not ${fingerprint}; re-analysing ${missing.length} chunks and storing their terms`
+        : `runstream: ${missing.length} chunks have no stored ${field.name} terms; analysing and storing them`,
+    );
+  }
+  if (missing.length > 0) {
+    const packer = new TermPacker();
+    const analysed = missing.map((chunk) => ({
+      chunkId: chunk.chunkId,
+      packed: packer.pack(fieldTerms(field, chunk, analyzer)),
+    }));
+    await store.putTerms([
+      { field: field.name, fingerprint, dictionary: packer.dictionary, chunks: analysed },
+    ]);
+    stored = await store.loadTerms(field.name);
+    packedByPosition = inOrder(stored);
+    // Only when another process ingested between the reads: opening again sees both changes.
+    if (packedByPosition.includes(undefined))
+      throw new Error('the knowledge store changed while it was being opened; open it again');
+  }
+  const inPosition = packedByPosition;
+  return [chunks.length, stored.dictionary, (position) => inPosition[position] as Uint8Array];
 }
 
 function filterPredicate(index: LoadedIndex, filter: SearchFilter): (chunk: number) => boolean {
@@ -393,7 +538,8 @@ function toSearchHit(index: LoadedIndex, best: FusedHit, context: PassageContext
     chunkId: chunk.chunkId,
     docId: chunk.docId,
     title: document?.title ?? chunk.headingPath[0] ?? chunk.docId,
-    headingPath: chunk.headingPath,
+    // A copy: loaded chunks share heading path arrays, and a caller may change its hit.
+    headingPath: [...chunk.headingPath],
     text: chunk.text,
     context: context.text,
     highlights: context.highlights,

@@ -43,6 +43,28 @@ export interface KnowledgeChangeSet {
   removeChunks: string[];
   /** Vectors for chunks that are kept but were embedded by another model (or not at all). */
   setEmbeddings: { chunkId: string; embeddingModel: string; embedding: Float32Array }[];
+  /** Analysed terms of inserted chunks, per lexical field, so that opening needs no analyser. */
+  putTerms?: ChunkTermsChange[];
+}
+
+/**
+ * One lexical field's analysed terms for some chunks, as `TermPacker` packs them: `packed` holds
+ * (term id, count) varint pairs, ids into `dictionary`. `fingerprint` names the analysis that produced them;
+ * terms stored under another fingerprint are dropped for the field, since the two do not match.
+ */
+export interface ChunkTermsChange {
+  field: string;
+  fingerprint: string;
+  dictionary: readonly string[];
+  chunks: { chunkId: string; packed: Uint8Array }[];
+}
+
+/** One lexical field's stored terms: `dictionary[id]` is a term; `byChunk` has packed (id, count) pairs. */
+export interface StoredFieldTerms {
+  /** The analysis they were produced by, or null when the field has none stored. */
+  fingerprint: string | null;
+  dictionary: (string | undefined)[];
+  byChunk: Map<string, Uint8Array>;
 }
 
 /**
@@ -61,4 +83,20 @@ export interface KnowledgeStore {
    * the largest part of the store, and the lexical lanes need none.
    */
   loadChunks(options?: { embeddingModel?: string }): Promise<StoredChunk[]>;
+  /** A lexical field's stored terms, for building its index without the analyser. */
+  loadTerms(field: string): Promise<StoredFieldTerms>;
+  /** Store analysed terms of existing chunks (replacing theirs), atomically. */
+  putTerms(changes: readonly ChunkTermsChange[]): Promise<void>;
+  /** The ANN graph stored for a model's vectors, if any. */
+  loadVectorGraph(embeddingModel: string): Promise<StoredVectorGraph | undefined>;
+  saveVectorGraph(embeddingModel: string, graph: StoredVectorGraph): Promise<void>;
+}
+
+/**
+ * An HNSW graph over a model's vectors (`HnswGraph.toBytes`). `rowsHash` names the rows it was built
+ * over (their chunk ids, in order): a graph whose rows are not the current ones is rebuilt.
+ */
+export interface StoredVectorGraph {
+  rowsHash: string;
+  graph: Uint8Array;
 }

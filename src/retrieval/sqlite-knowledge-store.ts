@@ -1,6 +1,15 @@
 import type { Database } from 'better-sqlite3';
 import type { DocumentKind } from './chunking/index.ts';
-import type { KnowledgeChangeSet, KnowledgeStore, StoredChunk, StoredDocument } from './knowledge-store.ts';
+import type {
+  ChunkTermsChange,
+  KnowledgeChangeSet,
+  KnowledgeStore,
+  StoredChunk,
+  StoredDocument,
+  StoredFieldTerms,
+  StoredVectorGraph,
+} from './knowledge-store.ts';
+import { PackedTermsWriter, readPackedTerms } from './term-packer.ts';
 
 /**
  * Each entry is one schema version; the store records how many it applied. Tables are prefixed
@@ -30,6 +39,30 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX kb_chunks_by_document ON kb_chunks(doc_id, clause);`,
   // The parent passage of each clause; null until its document is chunked again.
   'ALTER TABLE kb_chunks ADD COLUMN parent INTEGER;',
+  // Analysed terms of the lexical lanes, so that opening a large index reads them instead of running
+  // jieba, OpenCC and the n-gram cutter over every chunk. Tables of their own, keyed by field: a new
+  // lane is a new `field` value. `terms` packs (term id, count) pairs as varints (`TermPacker`).
+  `CREATE TABLE kb_term_fields (
+     field TEXT PRIMARY KEY,
+     fingerprint TEXT NOT NULL
+   );
+   CREATE TABLE kb_terms (
+     field TEXT NOT NULL,
+     term_id INTEGER NOT NULL,
+     term TEXT NOT NULL,
+     PRIMARY KEY (field, term_id)
+   ) WITHOUT ROWID;
+   CREATE TABLE kb_chunk_terms (
+     chunk_id TEXT NOT NULL REFERENCES kb_chunks(chunk_id) ON DELETE CASCADE,
+     field TEXT NOT NULL,
+     terms BLOB NOT NULL,
+     PRIMARY KEY (chunk_id, field)
+   ) WITHOUT ROWID;
+   CREATE TABLE kb_vector_graphs (
+     embedding_model TEXT PRIMARY KEY,
+     rows_hash TEXT NOT NULL,
+     graph BLOB NOT NULL
+   );`,
 ];
 
 interface ChunkRow {
@@ -129,7 +162,58 @@ export class SqliteKnowledgeStore implements KnowledgeStore {
       for (const update of changes.setEmbeddings) {
         setEmbedding.run(update.embeddingModel, vectorToBlob(update.embedding), update.chunkId);
       }
+      for (const change of changes.putTerms ?? []) writeTerms(database, change);
     })();
+  }
+
+  async putTerms(changes: readonly ChunkTermsChange[]): Promise<void> {
+    const database = this.#database;
+    database.transaction(() => {
+      for (const change of changes) writeTerms(database, change);
+    })();
+  }
+
+  async loadVectorGraph(embeddingModel: string): Promise<StoredVectorGraph | undefined> {
+    const row = this.#database
+      .prepare('SELECT rows_hash, graph FROM kb_vector_graphs WHERE embedding_model = ?')
+      .get(embeddingModel) as { rows_hash: string; graph: Buffer } | undefined;
+    return row === undefined ? undefined : { rowsHash: row.rows_hash, graph: row.graph };
+  }
+
+  async saveVectorGraph(embeddingModel: string, graph: StoredVectorGraph): Promise<void> {
+    this.#database
+      .prepare(
+        `INSERT INTO kb_vector_graphs (embedding_model, rows_hash, graph) VALUES (?, ?, ?)
+         ON CONFLICT(embedding_model) DO UPDATE SET rows_hash = excluded.rows_hash, graph = excluded.graph`,
+      )
+      .run(
+        embeddingModel,
+        graph.rowsHash,
+        Buffer.from(graph.graph.buffer, graph.graph.byteOffset, graph.graph.byteLength),
+      );
+  }
+
+  async loadTerms(field: string): Promise<StoredFieldTerms> {
+    const database = this.#database;
+    const row = database.prepare('SELECT fingerprint FROM kb_term_fields WHERE field = ?').get(field) as
+      | { fingerprint: string }
+      | undefined;
+    const dictionary: (string | undefined)[] = [];
+    const terms = database.prepare('SELECT term_id, term FROM kb_terms WHERE field = ?').raw().all(field) as [
+      number,
+      string,
+    ][];
+    for (const [id, term] of terms) dictionary[id] = term;
+    // A scan of the terms table, matched to chunks by id: a join in chunk order reads every chunk
+    // row again and measured twice as slow at 100,000 chunks.
+    const byChunk = new Map<string, Uint8Array>();
+    for (const [chunkId, blob] of database
+      .prepare('SELECT chunk_id, terms FROM kb_chunk_terms WHERE field = ?')
+      .raw()
+      .iterate(field) as IterableIterator<[string, Buffer]>) {
+      byChunk.set(chunkId, blob);
+    }
+    return { fingerprint: row?.fingerprint ?? null, dictionary, byChunk };
   }
 
   async loadChunks(options: { embeddingModel?: string } = {}): Promise<StoredChunk[]> {
@@ -140,11 +224,22 @@ export class SqliteKnowledgeStore implements KnowledgeStore {
          FROM kb_chunks ORDER BY doc_id, clause, chunk_id`,
       )
       .all(options.embeddingModel ?? null) as ChunkRow[];
+    // Clauses of one section share a heading path: parse each distinct one once (100,000 chunks
+    // have a few thousand). Shared arrays: nothing downstream changes a heading path.
+    const headingPaths = new Map<string, string[]>();
+    const parseHeadingPath = (json: string) => {
+      let parsed = headingPaths.get(json);
+      if (parsed === undefined) {
+        parsed = JSON.parse(json) as string[];
+        headingPaths.set(json, parsed);
+      }
+      return parsed;
+    };
     return rows.map((row, ordinal) => ({
       chunkId: row.chunk_id,
       docId: row.doc_id,
       ordinal,
-      headingPath: JSON.parse(row.heading_path) as string[],
+      headingPath: parseHeadingPath(row.heading_path),
       text: row.text,
       indexText: row.index_text,
       line: row.line,
@@ -173,12 +268,71 @@ function migrate(database: Database): void {
   })();
 }
 
+/**
+ * Store one field's packed terms, translating the packer's ids into the field's stored dictionary
+ * (new terms get the next ids). Terms of another analysis are dropped first: mixing them would make
+ * the same word two terms. Runs inside the caller's transaction.
+ */
+function writeTerms(database: Database, change: ChunkTermsChange): void {
+  const row = database.prepare('SELECT fingerprint FROM kb_term_fields WHERE field = ?').get(change.field) as
+    | { fingerprint: string }
+    | undefined;
+  if (row?.fingerprint !== change.fingerprint) {
+    database.prepare('DELETE FROM kb_chunk_terms WHERE field = ?').run(change.field);
+    database.prepare('DELETE FROM kb_terms WHERE field = ?').run(change.field);
+    database
+      .prepare(
+        `INSERT INTO kb_term_fields (field, fingerprint) VALUES (?, ?)
+         ON CONFLICT(field) DO UPDATE SET fingerprint = excluded.fingerprint`,
+      )
+      .run(change.field, change.fingerprint);
+  }
+  const known = new Map<string, number>();
+  let nextId = 0;
+  for (const [id, term] of database
+    .prepare('SELECT term_id, term FROM kb_terms WHERE field = ?')
+    .raw()
+    .iterate(change.field) as IterableIterator<[number, string]>) {
+    known.set(term, id);
+    if (id >= nextId) nextId = id + 1;
+  }
+  const insertTerm = database.prepare('INSERT INTO kb_terms (field, term_id, term) VALUES (?, ?, ?)');
+  const putChunkTerms = database.prepare(
+    'INSERT OR REPLACE INTO kb_chunk_terms (chunk_id, field, terms) VALUES (?, ?, ?)',
+  );
+  // The packer's id → the stored id, resolved once per term of the change.
+  const storedIds = new Int32Array(change.dictionary.length).fill(-1);
+  for (const { chunkId, packed } of change.chunks) {
+    const writer = new PackedTermsWriter(packed.length + 8);
+    readPackedTerms(packed, (local, count) => {
+      let id = storedIds[local] ?? -1;
+      if (id === -1) {
+        const term = change.dictionary[local];
+        if (term === undefined) throw new RangeError(`term id ${local} is not in the change's dictionary`);
+        id = known.get(term) ?? -1;
+        if (id === -1) {
+          id = nextId;
+          nextId += 1;
+          known.set(term, id);
+          insertTerm.run(change.field, id, term);
+        }
+        storedIds[local] = id;
+      }
+      writer.write(id, count);
+    });
+    const bytes = writer.finish();
+    putChunkTerms.run(chunkId, change.field, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+  }
+}
+
 function vectorToBlob(vector: Float32Array): Buffer {
   return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
 }
 
 function blobToVector(blob: Buffer): Float32Array {
-  // Copy: the Buffer may be a view into a shared pool with an offset not aligned for Float32.
+  // A view when the bytes are aligned for Float32 (100,000 copies of 1 KB are a second of an open);
+  // a copy when the Buffer sits in a shared pool at an offset that is not.
+  if (blob.byteOffset % 4 === 0) return new Float32Array(blob.buffer, blob.byteOffset, blob.byteLength / 4);
   const copy = new Uint8Array(blob.byteLength);
   copy.set(blob);
   return new Float32Array(copy.buffer);

@@ -211,9 +211,13 @@ describe('SqliteRunStore on a file', () => {
     expect(tables).toEqual([
       'api_tokens',
       'conversations',
+      'kb_chunk_terms',
       'kb_chunks',
       'kb_documents',
       'kb_schema',
+      'kb_term_fields',
+      'kb_terms',
+      'kb_vector_graphs',
       'messages',
       'runs',
       'store_schema',

@@ -1,3 +1,4 @@
+import { readPackedTerms } from '../term-packer.ts';
 import { extractIdentifiers } from './extract-identifiers.ts';
 import { type LaneHit, selectTop } from './select-top.ts';
 
@@ -16,6 +17,28 @@ export class IdentifierIndex {
         else chunks.push(chunk);
       }
     });
+  }
+
+  /**
+   * The same index from identifiers stored by `TermPacker` (see `InvertedIndex.fromPackedTerms`):
+   * no regular expression runs over 100,000 clauses at open.
+   */
+  static fromPackedTerms(
+    size: number,
+    dictionary: readonly (string | undefined)[],
+    packedOf: (chunk: number) => Uint8Array,
+  ): IdentifierIndex {
+    const index = new IdentifierIndex([]);
+    for (let chunk = 0; chunk < size; chunk += 1) {
+      readPackedTerms(packedOf(chunk), (id) => {
+        const identifier = dictionary[id];
+        if (identifier === undefined) throw new RangeError(`term id ${id} is not in the dictionary`);
+        const chunks = index.#chunksByIdentifier.get(identifier);
+        if (chunks === undefined) index.#chunksByIdentifier.set(identifier, [chunk]);
+        else chunks.push(chunk);
+      });
+    }
+    return index;
   }
 
   search(identifiers: readonly string[], limit: number, allowed?: (chunk: number) => boolean): LaneHit[] {

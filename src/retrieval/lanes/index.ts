@@ -1,4 +1,5 @@
 export * from './extract-identifiers.ts';
+export * from './hnsw-graph.ts';
 export * from './identifier-index.ts';
 export * from './inverted-index.ts';
 export * from './select-top.ts';

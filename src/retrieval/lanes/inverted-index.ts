@@ -9,9 +9,22 @@ import { type LaneHit, selectTop } from './select-top.ts';
  * JavaScript arrays, and a query accumulates into one reused dense score array, touching only the
  * postings of its own terms.
  */
+/**
+ * An index's postings before scoring: term ids, compressed sparse rows sorted by chunk within each
+ * term, and each chunk's length in terms. Built from raw terms or from packed stored terms.
+ */
+export interface InvertedIndexPostings {
+  termIds: Map<string, number>;
+  offsets: Int32Array;
+  postingChunks: Int32Array;
+  postingFrequencies: Uint16Array;
+  lengths: Float32Array;
+  totalLength: number;
+}
+
 export class InvertedIndex {
   readonly size: number;
-  readonly #termIds = new Map<string, number>();
+  readonly #termIds: Map<string, number>;
   readonly #offsets: Int32Array;
   readonly #postingChunks: Int32Array;
   readonly #postingFrequencies: Uint16Array;
@@ -22,65 +35,20 @@ export class InvertedIndex {
   readonly #scores: Float64Array;
   readonly #touched: Int32Array;
 
-  /** `termsOf(chunk)` is called once per chunk, in order; its array is not kept. */
-  constructor(size: number, termsOf: (chunk: number) => readonly string[]) {
+  /**
+   * `termsOf(chunk)` is called once per chunk, in order; its array is not kept. Or postings built
+   * already (see `InvertedIndex.fromPackedTerms`).
+   */
+  constructor(size: number, source: ((chunk: number) => readonly string[]) | InvertedIndexPostings) {
     this.size = size;
-    this.#lengths = new Float32Array(size);
-    // First pass: (term id, chunk, frequency) triples in growable typed arrays.
-    let capacity = 1 << 16;
-    let tripleTerms = new Int32Array(capacity);
-    let tripleChunks = new Int32Array(capacity);
-    let tripleFrequencies = new Uint16Array(capacity);
-    let count = 0;
-    let totalLength = 0;
-    const counts = new Map<string, number>();
-    for (let chunk = 0; chunk < size; chunk += 1) {
-      const terms = termsOf(chunk);
-      this.#lengths[chunk] = terms.length;
-      totalLength += terms.length;
-      counts.clear();
-      for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
-      for (const [term, frequency] of counts) {
-        let id = this.#termIds.get(term);
-        if (id === undefined) {
-          id = this.#termIds.size;
-          this.#termIds.set(term, id);
-        }
-        if (count === capacity) {
-          capacity *= 2;
-          tripleTerms = grow(tripleTerms, capacity);
-          tripleChunks = grow(tripleChunks, capacity);
-          tripleFrequencies = grow(tripleFrequencies, capacity);
-        }
-        tripleTerms[count] = id;
-        tripleChunks[count] = chunk;
-        tripleFrequencies[count] = Math.min(frequency, 0xffff);
-        count += 1;
-      }
-    }
-    this.#averageLength = size === 0 ? 0 : totalLength / size;
-    // Second pass: a counting sort by term id. Chunks were visited in order, so each term's
-    // postings come out sorted by chunk.
+    const postings = typeof source === 'function' ? postingsFromTerms(size, source) : source;
+    this.#termIds = postings.termIds;
+    this.#offsets = postings.offsets;
+    this.#postingChunks = postings.postingChunks;
+    this.#postingFrequencies = postings.postingFrequencies;
+    this.#lengths = postings.lengths;
+    this.#averageLength = size === 0 ? 0 : postings.totalLength / size;
     const termCount = this.#termIds.size;
-    this.#offsets = new Int32Array(termCount + 1);
-    const offsets = this.#offsets;
-    for (let index = 0; index < count; index += 1) {
-      const slot = (tripleTerms[index] as number) + 1;
-      offsets[slot] = (offsets[slot] as number) + 1;
-    }
-    for (let term = 0; term < termCount; term += 1) {
-      offsets[term + 1] = (offsets[term + 1] as number) + (offsets[term] as number);
-    }
-    const cursor = this.#offsets.slice(0, termCount);
-    this.#postingChunks = new Int32Array(count);
-    this.#postingFrequencies = new Uint16Array(count);
-    for (let index = 0; index < count; index += 1) {
-      const term = tripleTerms[index] as number;
-      const position = cursor[term] as number;
-      cursor[term] = position + 1;
-      this.#postingChunks[position] = tripleChunks[index] as number;
-      this.#postingFrequencies[position] = tripleFrequencies[index] as number;
-    }
     this.#norms = new Float32Array(size);
     for (let term = 0; term < termCount; term += 1) {
       const start = this.#offsets[term] as number;
@@ -96,6 +64,19 @@ export class InvertedIndex {
       this.#norms[chunk] = Math.sqrt(this.#norms[chunk] as number);
     this.#scores = new Float64Array(size);
     this.#touched = new Int32Array(size);
+  }
+
+  /**
+   * The same index as `new InvertedIndex(size, termsOf)`, from terms analysed earlier and packed by
+   * `TermPacker`: `packedOf(chunk)` gives (term id, count) varint pairs in first-occurrence order,
+   * ids into `dictionary`. No analyser runs: this is how a stored knowledge base opens in seconds.
+   */
+  static fromPackedTerms(
+    size: number,
+    dictionary: readonly (string | undefined)[],
+    packedOf: (chunk: number) => Uint8Array,
+  ): InvertedIndex {
+    return new InvertedIndex(size, postingsFromPacked(size, dictionary, packedOf));
   }
 
   /** How many chunks contain `term`. */
@@ -201,6 +182,163 @@ export class InvertedIndex {
   #idf(documentFrequency: number): number {
     return Math.log((this.size + 1) / (documentFrequency + 1)) + 1;
   }
+}
+
+/**
+ * Postings from raw terms: (term id, chunk, frequency) triples in growable typed arrays, then a
+ * counting sort by term id. Chunks are visited in order, so each term's postings come out sorted by
+ * chunk. Term ids are given in order of first occurrence, chunk by chunk.
+ */
+function postingsFromTerms(
+  size: number,
+  termsOf: (chunk: number) => readonly string[],
+): InvertedIndexPostings {
+  const termIds = new Map<string, number>();
+  const lengths = new Float32Array(size);
+  let capacity = 1 << 16;
+  let tripleTerms = new Int32Array(capacity);
+  let tripleChunks = new Int32Array(capacity);
+  let tripleFrequencies = new Uint16Array(capacity);
+  let count = 0;
+  let totalLength = 0;
+  const counts = new Map<string, number>();
+  for (let chunk = 0; chunk < size; chunk += 1) {
+    const terms = termsOf(chunk);
+    lengths[chunk] = terms.length;
+    totalLength += terms.length;
+    counts.clear();
+    for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
+    for (const [term, frequency] of counts) {
+      let id = termIds.get(term);
+      if (id === undefined) {
+        id = termIds.size;
+        termIds.set(term, id);
+      }
+      if (count === capacity) {
+        capacity *= 2;
+        tripleTerms = grow(tripleTerms, capacity);
+        tripleChunks = grow(tripleChunks, capacity);
+        tripleFrequencies = grow(tripleFrequencies, capacity);
+      }
+      tripleTerms[count] = id;
+      tripleChunks[count] = chunk;
+      tripleFrequencies[count] = Math.min(frequency, 0xffff);
+      count += 1;
+    }
+  }
+  const termCount = termIds.size;
+  const offsets = new Int32Array(termCount + 1);
+  for (let index = 0; index < count; index += 1) {
+    const slot = (tripleTerms[index] as number) + 1;
+    offsets[slot] = (offsets[slot] as number) + 1;
+  }
+  for (let term = 0; term < termCount; term += 1) {
+    offsets[term + 1] = (offsets[term + 1] as number) + (offsets[term] as number);
+  }
+  const cursor = offsets.slice(0, termCount);
+  const postingChunks = new Int32Array(count);
+  const postingFrequencies = new Uint16Array(count);
+  for (let index = 0; index < count; index += 1) {
+    const term = tripleTerms[index] as number;
+    const position = cursor[term] as number;
+    cursor[term] = position + 1;
+    postingChunks[position] = tripleChunks[index] as number;
+    postingFrequencies[position] = tripleFrequencies[index] as number;
+  }
+  return { termIds, offsets, postingChunks, postingFrequencies, lengths, totalLength };
+}
+
+/**
+ * Postings from packed stored terms, in two passes over the packed bytes and no intermediate
+ * triples: the first gives each stored id this index's id on first sight (the same order as
+ * `postingsFromTerms`, so every floating-point sum comes out the same) and counts document
+ * frequencies; the second drops each posting straight into its place.
+ */
+function postingsFromPacked(
+  size: number,
+  dictionary: readonly (string | undefined)[],
+  packedOf: (chunk: number) => Uint8Array,
+): InvertedIndexPostings {
+  const termIds = new Map<string, number>();
+  const local = new Int32Array(dictionary.length).fill(-1);
+  // Document frequency by local id, shifted by one to become the offsets in place.
+  const offsets = new Int32Array(dictionary.length + 1);
+  const lengths = new Float32Array(size);
+  let totalLength = 0;
+  let count = 0;
+  // Both passes decode inline (see `readPackedTerms` for the format): they run for every posting
+  // of the corpus, and a callback per pair measured a fifth of the open.
+  for (let chunk = 0; chunk < size; chunk += 1) {
+    const packed = packedOf(chunk);
+    const end = packed.length;
+    let length = 0;
+    let position = 0;
+    while (position < end) {
+      let byte = packed[position++] as number;
+      let stored = byte & 0x7f;
+      for (let shift = 7; byte >= 0x80 && position < end; shift += 7) {
+        byte = packed[position++] as number;
+        stored |= (byte & 0x7f) << shift;
+      }
+      byte = packed[position++] as number;
+      let frequency = byte & 0x7f;
+      for (let shift = 7; byte >= 0x80 && position < end; shift += 7) {
+        byte = packed[position++] as number;
+        frequency |= (byte & 0x7f) << shift;
+      }
+      let id = local[stored];
+      if (id === undefined) throw new RangeError(`term id ${stored} is not in the dictionary`);
+      if (id === -1) {
+        id = termIds.size;
+        local[stored] = id;
+        termIds.set(dictionary[stored] ?? '', id);
+      }
+      offsets[id + 1] = (offsets[id + 1] as number) + 1;
+      length += frequency;
+      count += 1;
+    }
+    lengths[chunk] = length;
+    totalLength += length;
+  }
+  const termCount = termIds.size;
+  for (let term = 0; term < termCount; term += 1) {
+    offsets[term + 1] = (offsets[term + 1] as number) + (offsets[term] as number);
+  }
+  const cursor = offsets.slice(0, termCount);
+  const postingChunks = new Int32Array(count);
+  const postingFrequencies = new Uint16Array(count);
+  for (let chunk = 0; chunk < size; chunk += 1) {
+    const packed = packedOf(chunk);
+    const end = packed.length;
+    let position = 0;
+    while (position < end) {
+      let byte = packed[position++] as number;
+      let stored = byte & 0x7f;
+      for (let shift = 7; byte >= 0x80 && position < end; shift += 7) {
+        byte = packed[position++] as number;
+        stored |= (byte & 0x7f) << shift;
+      }
+      byte = packed[position++] as number;
+      let frequency = byte & 0x7f;
+      for (let shift = 7; byte >= 0x80 && position < end; shift += 7) {
+        byte = packed[position++] as number;
+        frequency |= (byte & 0x7f) << shift;
+      }
+      const term = local[stored] as number;
+      const slot = cursor[term] as number;
+      cursor[term] = slot + 1;
+      postingChunks[slot] = chunk;
+      postingFrequencies[slot] = Math.min(frequency, 0xffff);
+    }
+  }
+  return {
+    termIds,
+    offsets: offsets.slice(0, termCount + 1),
+    postingChunks,
+    postingFrequencies,
+    lengths,
+    totalLength,
+  };
 }
 
 /** 1 + ln(tf), from a table for the small frequencies that are nearly all of them. */
