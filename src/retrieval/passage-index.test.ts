@@ -14,6 +14,8 @@ const chunks: Chunk[] = [
   { docId: 'a.md', parent: 2, line: 6, text: '尺码: L，脚长: 27.5' },
   // Same parent number in another document: another passage.
   { docId: 'b.md', parent: 2, line: 1, text: 'version 2 is out.' },
+  // An FAQ answer with a line break of its own.
+  { docId: 'f.json', parent: 1, line: 7, text: '第一步：登录。\n第二步：申请。' },
   // Stored before passages were recorded: each stands alone.
   { docId: 'c.md', parent: null, line: 1, text: '旧的一条。' },
   { docId: 'c.md', parent: null, line: 2, text: '旧的另一条。' },
@@ -26,8 +28,8 @@ describe('PassageIndex', () => {
     expect([0, 1, 2, 3, 4].map((position) => passages.passageOf(position))).toEqual([0, 0, 0, 0, 0]);
     expect(passages.passageOf(6)).toBe(5);
     expect(passages.passageOf(7)).toBe(7);
-    expect(passages.passageOf(8)).toBe(8);
     expect(passages.passageOf(9)).toBe(9);
+    expect(passages.passageOf(10)).toBe(10);
   });
 
   it('gives the whole passage when it fits, joined as written, the matched clause highlighted', () => {
@@ -70,6 +72,12 @@ describe('PassageIndex', () => {
       const span = gap.highlights[index];
       expect(gap.text.slice(span?.start, span?.end)).toBe(chunks[position]?.text);
     }
+  });
+
+  it('gives a clause with a line break of its own one source line per line of the context', () => {
+    const context = passages.context([8], 1_000);
+    expect(context.lines).toHaveLength(context.text.split('\n').length);
+    expect(context.lines).toEqual([7, 7]);
   });
 
   it('always keeps the best match, even when it alone is over the cap', () => {

@@ -137,6 +137,9 @@ export class PassageIndex {
       }
       spans.set(position, { start: text.length, end: text.length + chunk.text.length });
       text += chunk.text;
+      // A clause with line breaks of its own (an FAQ answer) keeps `lines` one per line of `text`.
+      for (let at = chunk.text.indexOf('\n'); at !== -1; at = chunk.text.indexOf('\n', at + 1))
+        lines.push(chunk.line);
       previous = position;
     }
     if (previous !== undefined && previous + 1 < end) text += CONTEXT_ELLIPSIS;

@@ -288,7 +288,7 @@ describe('policy questions: search_knowledge, then the clauses with citations', 
   it.each([
     ['这双鞋七天内能退吗？', '关于退货', 'knowledge/products/novatrail-x2.md#L35'],
     ['下单后多久发货', '关于发货和配送', 'knowledge/policies/shipping-policy.md#L9'],
-    ['X2 偏小吗，我该买哪个码', '关于尺码', 'knowledge/faq.json#L1'],
+    ['X2 偏小吗，我该买哪个码', '关于尺码', 'knowledge/faq.json#L263'],
   ])('%s', async (question, lead, citation) => {
     const model = driver();
     const answer = await converse(model, question);

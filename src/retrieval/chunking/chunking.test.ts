@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { RetrievalError } from '../retrieval-error.ts';
 import { isMarkdownFaq, parseJsonFaq, parseMarkdownFaq } from './faq-parser.ts';
-import { decodeUtf8, identifyChunks, parseDocument } from './load-document.ts';
+import { decodeUtf8, hashContent, identifyChunks, parseDocument } from './load-document.ts';
 import { chunkMarkdown } from './markdown-chunker.ts';
 import { chunkPlainText } from './plain-text-chunker.ts';
 import { splitClauses } from './split-clauses.ts';
@@ -209,5 +209,34 @@ describe('parent passages', () => {
     expect(faq.chunks.map((chunk) => chunk.parent)).toEqual([1, 2]);
     const text = chunkPlainText('第一句说的是退货。第二句说的是换货。\n\n另一段说的是发票。', 'notes');
     expect(text.chunks.map((chunk) => chunk.parent)).toEqual([1, 1, 2]);
+  });
+});
+
+describe('JSON FAQ citations and ids', () => {
+  it('cites each entry at the line its answer is written on', () => {
+    const source =
+      '[\n  {"questions": ["a"], "answer": "答一。"},\n  {\n    "questions": ["b"],\n    "answer": "答二。"\n  }\n]';
+    expect(parseJsonFaq(source, 'faq', 'faq.json').chunks.map((chunk) => chunk.line)).toEqual([2, 5]);
+  });
+
+  it('gives an FAQ answer a new id when it gains a question, and a policy clause the id it had', () => {
+    const one = parseJsonFaq(
+      JSON.stringify([{ questions: ['能退吗'], answer: '7 天内可退。' }]),
+      'faq',
+      'f.json',
+    );
+    const two = parseJsonFaq(
+      JSON.stringify([{ questions: ['能退吗', '七天无理由吗'], answer: '7 天内可退。' }]),
+      'faq',
+      'f.json',
+    );
+    const [first] = identifyChunks('f.json', one.chunks);
+    const [second] = identifyChunks('f.json', two.chunks);
+    expect(first?.chunkId).not.toBe(second?.chunkId);
+    const policy = chunkMarkdown('# 政策\n\n签收后 7 天内可退。', 'p').chunks;
+    // The hash of a clause indexed as written is the one earlier versions gave it.
+    expect(identifyChunks('p.md', policy)[0]?.chunkId).toBe(
+      hashContent('p.md\u0000政策\u0000签收后 7 天内可退。').slice(0, 20),
+    );
   });
 });

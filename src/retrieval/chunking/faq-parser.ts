@@ -50,11 +50,31 @@ export function parseJsonFaq(source: string, title: string, path: string): Docum
       `${path}: an FAQ file is a JSON array of {"questions": [...], "answer": "..."}; at ${issue?.path.join('.') ?? '?'}: ${issue?.message ?? ''}`,
     );
   }
-  // JSON has no line numbers per entry worth citing; the entry's position stands in for them.
+  const lines = answerLines(source, result.data);
   const chunks = result.data.map((entry, index) =>
-    faqChunk(title, entry.questions, entry.answer, 1, index + 1),
+    faqChunk(title, entry.questions, entry.answer, lines[index] ?? 1, index + 1),
   );
   return { title, kind: 'faq', chunks };
+}
+
+/**
+ * The line each entry's answer is written on, so every entry has a citation of its own (`faq.json#L7`),
+ * found by looking for the answer as JSON writes it, in order. An answer written with other escapes
+ * than `JSON.stringify`'s is not found and gets the line of the entry before it.
+ */
+function answerLines(source: string, entries: readonly { answer: string }[]): number[] {
+  let cursor = 0;
+  let line = 1;
+  return entries.map((entry) => {
+    const at = source.indexOf(JSON.stringify(entry.answer), cursor);
+    if (at === -1) return line;
+    for (let position = source.indexOf('\n', cursor); position !== -1 && position < at; ) {
+      line += 1;
+      position = source.indexOf('\n', position + 1);
+    }
+    cursor = at;
+    return line;
+  });
 }
 
 const QUESTION = /^#{1,6}\s*(?:Q|问)\s*[:：]\s*(.+)$/i;

@@ -10,7 +10,10 @@ import { chunkPlainText } from './plain-text-chunker.ts';
 export const SUPPORTED_EXTENSIONS = new Set(['.md', '.markdown', '.txt', '.json']);
 
 export interface LoadedChunk extends ChunkDraft {
-  /** Stable: a hash of the document id, heading path and text (and the rare repeat's position). */
+  /**
+   * Stable: a hash of the document id, heading path, text and (where it differs) the indexed text,
+   * and the rare repeat's position.
+   */
   chunkId: string;
 }
 
@@ -80,10 +83,13 @@ export function parseDocument(source: string, path: string, options: ChunkingOpt
 export function identifyChunks(docId: string, chunks: readonly ChunkDraft[]): LoadedChunk[] {
   const seen = new Map<string, number>();
   return chunks.map((chunk) => {
-    const base = hashContent(`${docId}\u0000${chunk.headingPath.join('\u001f')}\u0000${chunk.text}`).slice(
-      0,
-      20,
-    );
+    // What is indexed is part of the identity: an FAQ answer that gains a question is indexed under it,
+    // so it must not count as kept with its old terms and vector. (Equal for every other chunk, whose
+    // id is then what it always was.)
+    const indexed = chunk.indexText === chunk.text ? '' : `\u0000${chunk.indexText}`;
+    const base = hashContent(
+      `${docId}\u0000${chunk.headingPath.join('\u001f')}\u0000${chunk.text}${indexed}`,
+    ).slice(0, 20);
     // The same clause twice under one heading is rare but legal; its repeat gets a suffix.
     const repeat = seen.get(base) ?? 0;
     seen.set(base, repeat + 1);
