@@ -98,6 +98,18 @@ describe('LogCursor', () => {
     expect(cursor.next()).toBeNull();
   });
 
+  it('ends for a reader ahead of the log once the log reaches the run end it already has', () => {
+    // The reader read through the run's end (seq 4) on another instance; this copy is at seq 2.
+    const log = started();
+    const cursor = new LogCursor({ log, face: log.face(SSE_FACE), afterSeq: 4 });
+    log.append({ type: 'block.ended', blockId: 'b1', endedAt: 1, durationMs: 1 });
+    expect(cursor.next()).toBeNull();
+    expect(cursor.ended).toBe(false);
+    log.append({ type: 'run.finished', status: 'completed' });
+    expect(cursor.next()).toBeNull();
+    expect(cursor.ended).toBe(true);
+  });
+
   it('waits, writing nothing, while the log is behind the seq it starts after', () => {
     const log = started();
     const cursor = new LogCursor({ log, face: log.face(SSE_FACE), afterSeq: 5 });

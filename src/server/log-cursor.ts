@@ -99,6 +99,17 @@ export class LogCursor {
       if ((joined.ended && joined.through > this.#liveAfter) || this.#seq >= this.#endsAt) this.#ended = true;
       if (joined.bytes !== null) return joined.bytes;
     }
+    // A reader that started ahead of this copy (it had read further on another instance) already
+    // has the stretch's end when the copy catches up to it there: its events are not written again,
+    // so nothing above sees the end; without this the stream would wait until the copy is dropped.
+    const log = this.#log;
+    if (
+      !this.#ended &&
+      (log.finished || log.paused) &&
+      log.lastSeq > this.#liveAfter &&
+      this.#seq >= log.lastSeq
+    )
+      this.#ended = true;
     return null;
   }
 
