@@ -15,8 +15,9 @@ export interface MessageActions {
   openSource(citation: string, evidence?: SourceEvidence): void;
 }
 
-/** What `search_knowledge` returned for a citation: the matched clause in its passage. */
+/** What `search_knowledge` returned for a citation: the cited clause (or line) in its passage. */
 export interface SourceEvidence {
+  /** What to mark in `context`: the matched clause, or the passage's line the citation names. */
   text: string;
   context: string;
   section: string;

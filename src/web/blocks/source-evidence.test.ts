@@ -41,4 +41,24 @@ describe('sourceEvidenceOf', () => {
     });
     expect(evidence.get('b.md#L1')?.context).toBe('旧的。');
   });
+
+  it('maps each line of a passage to its own citation, marking that line', () => {
+    const hit = {
+      text: '换开时原发票红冲。',
+      context: '抬头填错的可换开 1 次。\n换开时原发票红冲。',
+      section: '换开',
+      citation: 'i.md#L9',
+      contextCitations: ['i.md#L8', 'i.md#L9'],
+    };
+    const evidence = sourceEvidenceOf([toolBlock('1', { hits: [hit] })]);
+    expect(evidence.get('i.md#L9')?.text).toBe('换开时原发票红冲。');
+    expect(evidence.get('i.md#L8')).toEqual({
+      text: '抬头填错的可换开 1 次。',
+      context: hit.context,
+      section: '换开',
+    });
+    // Citations that do not line up with the passage's lines are not trusted.
+    const skewed = sourceEvidenceOf([toolBlock('2', { hits: [{ ...hit, contextCitations: ['i.md#L8'] }] })]);
+    expect([...skewed.keys()]).toEqual(['i.md#L9']);
+  });
 });
