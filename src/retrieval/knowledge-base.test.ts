@@ -304,3 +304,24 @@ describe('small to big: clauses are scored, passages are returned', () => {
     expect(after.hits[0]?.context).toContain('开具后发送到下单时填写的邮箱。');
   });
 });
+
+describe('an identifier scopes the question', () => {
+  it('ranks the answer on the page of the SKU asked about above a near miss, though it does not repeat the SKU', async () => {
+    write(
+      'products/shrimp.md',
+      '# 冷冻虾仁\n\n## 规格\n\nSKU：FM-SEA-0508（1kg 盒装），FM-SEA-0509（2kg 箱装）。\n\n## 储存\n\n解冻后请勿再次冷冻，建议放冷藏室缓慢解冻。\n',
+    );
+    write('products/fish.md', '# 冷冻鱼柳\n\n## 储存\n\nFM-SEA-0600 解冻后可以再次冷冻一次。\n');
+    const knowledge = await open();
+    await knowledge.ingest([join(directory, 'knowledge')], { baseDirectory: directory });
+    const { hits } = await knowledge.search('FM-SEA-0508 解冻后还能再冷冻吗', { topK: 3 });
+    // The clause that holds the SKU and the page's answer come first (which of the two leads is the
+    // fusion's call); the other product's clause, with its own SKU and the same words, after both.
+    expect(hits.slice(0, 2).map((hit) => hit.text)).toContain('解冻后请勿再次冷冻，建议放冷藏室缓慢解冻。');
+    expect(hits.map((hit) => hit.docId).slice(0, 2)).toEqual([
+      'knowledge/products/shrimp.md',
+      'knowledge/products/shrimp.md',
+    ]);
+    expect(hits[2]?.text).toContain('FM-SEA-0600');
+  });
+});

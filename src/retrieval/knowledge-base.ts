@@ -10,6 +10,7 @@ import {
   IdentifierIndex,
   InvertedIndex,
   type LaneHit,
+  normalizeIdentifierText,
   VectorIndex,
 } from './lanes/index.ts';
 import {
@@ -319,11 +320,34 @@ export class KnowledgeBase {
     }
 
     const fused = reciprocalRankFusion(lanes, weights, this.#options.rrfK ?? 60);
-    // A clause holding the exact identifier asked for outranks every near miss, whatever the fusion.
-    const ordered = [
-      ...fused.filter((hit) => hit.lanes.exact !== undefined),
-      ...fused.filter((hit) => hit.lanes.exact === undefined),
-    ];
+    let scopedFused: FusedHit[] | undefined;
+    // An identifier asked for scopes the question to the documents that hold it; within them the
+    // rest of the question, without the identifier, ranks the clauses (see `scopedByIdentifier`).
+    if (lanes.exact !== undefined && lanes.exact.length > 0) {
+      const scope = new Set(lanes.exact.map((hit) => (index.chunks[hit.index] as StoredChunk).docId));
+      const inScope = (position: number) =>
+        (allowed === undefined || allowed(position)) &&
+        scope.has((index.chunks[position] as StoredChunk).docId);
+      let rest = normalizeIdentifierText(stripped);
+      for (const identifier of identifiers) rest = rest.replaceAll(identifier, ' ');
+      const restQuery = index.homophones.correct(analyzer.canonicalText(rest));
+      scopedFused = reciprocalRankFusion(
+        {
+          exact: lanes.exact,
+          ngram: index.ngrams.cosine(analyzer.characterNgrams(restQuery), depth, inScope),
+          bm25: index.words.bm25(analyzer.analyze(restQuery), depth, inScope),
+        },
+        weights,
+        this.#options.rrfK ?? 60,
+      );
+    }
+    const ordered =
+      scopedFused !== undefined
+        ? scopedByIdentifier(index, scopedFused, fused, identifiers)
+        : [
+            ...fused.filter((hit) => hit.lanes.exact !== undefined),
+            ...fused.filter((hit) => hit.lanes.exact === undefined),
+          ];
     const hits = distinctPassages(index.passages, ordered, topK).map(({ best, matched }) => {
       const context = index.passages.context(matched, contextChars);
       return toSearchHit(index, best, context);
@@ -492,6 +516,30 @@ function filterPredicate(index: LoadedIndex, filter: SearchFilter): (chunk: numb
     const kind = index.documents.get(chunk.docId)?.kind;
     return !(kinds && (kind === undefined || !kinds.has(kind)));
   };
+}
+
+/**
+ * An identifier names what the question is about more often than it holds the answer: 「FM-SEA-0508
+ * 解冻后还能再冷冻吗」 is answered on that product's page by a clause that does not repeat the SKU. So
+ * the clauses that hold an identifier asked for, and the clauses of the same documents that hold no
+ * other identifier, come first, in fused order; then the rest. A clause naming another identifier (a
+ * near miss: NS-X2-BLK-L for NS-X2-BLK-M) never outranks one in scope.
+ */
+function scopedByIdentifier(
+  index: LoadedIndex,
+  scoped: readonly FusedHit[],
+  fused: readonly FusedHit[],
+  asked: readonly string[],
+): FusedHit[] {
+  const wanted = new Set(asked);
+  const inScope = (hit: FusedHit) =>
+    hit.lanes.exact !== undefined ||
+    extractIdentifiers((index.chunks[hit.index] as StoredChunk).indexText).every((identifier) =>
+      wanted.has(identifier),
+    );
+  const first = scoped.filter(inScope);
+  const taken = new Set(first.map((hit) => hit.index));
+  return [...first, ...fused.filter((hit) => !taken.has(hit.index))];
 }
 
 /** BM25's idf (Lucene's, as the keyword lane uses) of a word no clause has, in a corpus of `size`. */
