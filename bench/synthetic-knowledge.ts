@@ -1,3 +1,5 @@
+import { seededRandom } from '../src/retrieval/lanes/seeded-random.ts';
+
 /**
  * Synthetic policy clauses in the shop's language, from templates and a seeded generator: the same
  * seed always writes the same corpus, so runs compare. Every clause carries an identifier, as real
@@ -52,17 +54,8 @@ const TAILS = [
 const COLORS = ['BLK', 'GRY', 'BLU', 'RED', 'WHT', 'GRN'];
 const SIZES = ['S', 'M', 'L', 'XL', 'XXL'];
 
-/** A small, fast, seeded generator (mulberry32): benchmarks need the same corpus every run. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// Benchmarks need the same corpus every run: the HNSW graph's seeded generator (mulberry32).
+export { seededRandom };
 
 function pick<T>(items: readonly T[], random: () => number): T {
   return items[Math.floor(random() * items.length)] as T;

@@ -1,3 +1,4 @@
+import { dotAt } from './dot-at.ts';
 import { seededRandom } from './seeded-random.ts';
 
 /** Bump when `toBytes` changes: a stored graph of another format is rebuilt. */
@@ -309,22 +310,7 @@ export class HnswGraph {
   }
 
   #dot(query: Float32Array, node: number): number {
-    const matrix = this.#matrix;
-    const offset = node * this.dimensions;
-    const length = this.dimensions;
-    let a = 0;
-    let b = 0;
-    let c = 0;
-    let d = 0;
-    let index = 0;
-    for (; index + 3 < length; index += 4) {
-      a += (matrix[offset + index] as number) * (query[index] as number);
-      b += (matrix[offset + index + 1] as number) * (query[index + 1] as number);
-      c += (matrix[offset + index + 2] as number) * (query[index + 2] as number);
-      d += (matrix[offset + index + 3] as number) * (query[index + 3] as number);
-    }
-    for (; index < length; index += 1) a += (matrix[offset + index] as number) * (query[index] as number);
-    return a + b + c + d;
+    return dotAt(this.#matrix, node * this.dimensions, query);
   }
 }
 

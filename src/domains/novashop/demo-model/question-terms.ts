@@ -1,3 +1,5 @@
+import { parseChineseNumber } from '../../../retrieval/text/index.ts';
+
 /**
  * What a question asks about, as comparable units, so the demo can tell which quoted clause answers
  * it: the content words as character bigrams (Chinese has no spaces; bigrams match 无理由 in
@@ -25,30 +27,6 @@ const TIME_UNITS = /^\d+(天|工作日|小时|月|年|周)$/;
 const QUESTION_FORMS =
   /是怎样的|是什么样的|怎么样|怎样|怎么|如何|什么|多少钱|多少|多久|多长时间|几天|哪些|哪个|哪里|是不是|是否|能不能|可不可以|可以吗|有没有|请问|想问一下|问一下|我想知道|我想|帮我|一下|吗|呢|吧|啊|呀|么|我的|我|你们|你|的|了|是|都|会|要|还/g;
 
-const CHINESE_DIGITS: Record<string, number> = {
-  零: 0,
-  一: 1,
-  二: 2,
-  两: 2,
-  三: 3,
-  四: 4,
-  五: 5,
-  六: 6,
-  七: 7,
-  八: 8,
-  九: 9,
-};
-
-/** 七 → 7, 十五 → 15, 二十 → 20, 三十 → 30; undefined for anything else. */
-function chineseNumber(text: string): number | undefined {
-  if (text.length === 1 && text in CHINESE_DIGITS) return CHINESE_DIGITS[text];
-  const tens = /^([二两三四五六七八九]?)十([一二三四五六七八九]?)$/.exec(text);
-  if (tens === null) return undefined;
-  const high = tens[1] ? (CHINESE_DIGITS[tens[1]] ?? 1) : 1;
-  const low = tens[2] ? (CHINESE_DIGITS[tens[2]] ?? 0) : 0;
-  return high * 10 + low;
-}
-
 const UNIT = '(?:个)?(自然日|工作日|天|日|小时|元|块|个月|月|年|周|次|件)';
 
 /**
@@ -70,7 +48,7 @@ export function normaliseText(text: string): string {
   normal = normal.replace(
     new RegExp(`([零一二两三四五六七八九十]{1,3})(?=${UNIT})`, 'g'),
     (numeral: string) => {
-      const value = chineseNumber(numeral);
+      const value = parseChineseNumber(numeral);
       return value === undefined ? numeral : String(value);
     },
   );
