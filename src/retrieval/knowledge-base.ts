@@ -1,28 +1,17 @@
-import { createHash } from 'node:crypto';
 import type { DocumentKind } from './chunking/index.ts';
+import { distinctPassages } from './distinct-passages.ts';
 import type { Embedder } from './embedder.ts';
-import { HomophoneCorrector } from './homophone-correction.ts';
+import { orderByIdentifierScope } from './identifier-scope.ts';
 import { type IngestOptions, type IngestSummary, ingestPaths } from './ingest.ts';
-import type { KnowledgeStore, StoredChunk, StoredDocument, StoredFieldTerms } from './knowledge-store.ts';
+import type { KnowledgeStore, StoredChunk } from './knowledge-store.ts';
+import { extractIdentifiers, type LaneHit } from './lanes/index.ts';
 import {
-  ANN_MIN_VECTORS,
-  extractIdentifiers,
-  IdentifierIndex,
-  InvertedIndex,
-  type LaneHit,
-  normalizeIdentifierText,
-  VectorIndex,
-} from './lanes/index.ts';
-import {
-  contextualText,
-  fieldTerms,
-  IDENTIFIER_FIELD,
-  type LexicalField,
-  lexicalFieldFingerprint,
-  NGRAM_FIELD,
-  WORD_FIELD,
-} from './lexical-fields.ts';
-import { type ContextSpan, type PassageContext, PassageIndex } from './passage-index.ts';
+  type IndexBuildReport,
+  type KnowledgeIndexOptions,
+  type LoadedIndex,
+  loadKnowledgeIndex,
+} from './load-knowledge-index.ts';
+import type { ContextSpan, PassageContext } from './passage-index.ts';
 import {
   type FusedHit,
   type LaneName,
@@ -30,7 +19,6 @@ import {
   reciprocalRankFusion,
 } from './reciprocal-rank-fusion.ts';
 import { RetrievalError } from './retrieval-error.ts';
-import { TermPacker } from './term-packer.ts';
 import { defaultTextAnalyzer, stripQuestionForm, type TextAnalyzer } from './text/index.ts';
 
 export interface SearchFilter {
@@ -121,6 +109,8 @@ export function evidenceStrength(evidence: SearchEvidence): number {
   return evidence.exactMatches > 0 ? Number.POSITIVE_INFINITY : evidence.topKeywordScore;
 }
 
+export type { IndexBuildReport };
+
 export interface KnowledgeBaseOptions {
   store: KnowledgeStore;
   /** Enables the vector lane (chunks must have been embedded by the same model). */
@@ -148,14 +138,6 @@ export interface KnowledgeBaseOptions {
   onNotice?: (message: string) => void;
 }
 
-/** How the last open built the lexical indexes. */
-export interface IndexBuildReport {
-  /** Chunks analysed at open, per field: 0 when every chunk's stored terms were reused. */
-  analysedChunks: Record<string, number>;
-  /** Fields whose stored terms came from another analysis (or another field version). */
-  staleFields: string[];
-}
-
 /** The offline default: the character n-gram lane leads, as measured (docs/retrieval.md). */
 export const DEFAULT_LANE_WEIGHTS: Readonly<Record<LaneName, number>> = {
   exact: 2,
@@ -174,27 +156,9 @@ export const DEFAULT_LOW_EVIDENCE_SCORE = 0.9;
  * near 1,200 characters of evidence for the model.
  */
 export const DEFAULT_CONTEXT_CHARS = 300;
-/**
- * Another clause of a hit's passage counts as matched (kept in its context first, and highlighted)
- * when it is among this many fused hits per result slot. Ranks, not scores: fused scores are
- * reciprocal ranks, too flat to draw a line through.
- */
-const SIBLING_DEPTH_PER_SLOT = 2;
 
-interface LoadedIndex {
-  chunks: StoredChunk[];
-  documents: Map<string, StoredDocument>;
-  words: InvertedIndex;
-  ngrams: InvertedIndex;
-  homophones: HomophoneCorrector;
-  /** Pinyin bigrams (homophone typos); undefined when the lane's weight is 0. */
-  pinyin: InvertedIndex | undefined;
-  identifiers: IdentifierIndex;
-  vectors: VectorIndex | undefined;
-  passages: PassageIndex;
-  /** Settles when the vector lane's graph is attached or built (and stored), or needs none. */
-  vectorGraph: Promise<void>;
-  report: IndexBuildReport;
+function indexOptions(options: KnowledgeBaseOptions): KnowledgeIndexOptions {
+  return { ...options, pinyinLane: (options.weights?.pinyin ?? DEFAULT_LANE_WEIGHTS.pinyin) > 0 };
 }
 
 /**
@@ -234,7 +198,7 @@ export class KnowledgeBase {
   }
 
   static async open(options: KnowledgeBaseOptions): Promise<KnowledgeBase> {
-    return new KnowledgeBase(options, await buildIndex(options));
+    return new KnowledgeBase(options, await loadKnowledgeIndex(indexOptions(options)));
   }
 
   get chunkCount(): number {
@@ -273,7 +237,7 @@ export class KnowledgeBase {
       ...(this.#options.analyzer ? { analyzer: this.#options.analyzer } : {}),
     });
     this.#index.vectors?.cancelBuild();
-    this.#index = await buildIndex(this.#options);
+    this.#index = await loadKnowledgeIndex(indexOptions(this.#options));
     return summary;
   }
 
@@ -320,34 +284,20 @@ export class KnowledgeBase {
     }
 
     const fused = reciprocalRankFusion(lanes, weights, this.#options.rrfK ?? 60);
-    let scopedFused: FusedHit[] | undefined;
-    // An identifier asked for scopes the question to the documents that hold it; within them the
-    // rest of the question, without the identifier, ranks the clauses (see `scopedByIdentifier`).
-    if (lanes.exact !== undefined && lanes.exact.length > 0) {
-      const scope = new Set(lanes.exact.map((hit) => (index.chunks[hit.index] as StoredChunk).docId));
-      const inScope = (position: number) =>
-        (allowed === undefined || allowed(position)) &&
-        scope.has((index.chunks[position] as StoredChunk).docId);
-      let rest = normalizeIdentifierText(stripped);
-      for (const identifier of identifiers) rest = rest.replaceAll(identifier, ' ');
-      const restQuery = index.homophones.correct(analyzer.canonicalText(rest));
-      scopedFused = reciprocalRankFusion(
-        {
-          exact: lanes.exact,
-          ngram: index.ngrams.cosine(analyzer.characterNgrams(restQuery), depth, inScope),
-          bm25: index.words.bm25(analyzer.analyze(restQuery), depth, inScope),
-        },
-        weights,
-        this.#options.rrfK ?? 60,
-      );
-    }
+    // An identifier asked for scopes the question to the documents that hold it.
     const ordered =
-      scopedFused !== undefined
-        ? scopedByIdentifier(index, scopedFused, fused, identifiers)
-        : [
-            ...fused.filter((hit) => hit.lanes.exact !== undefined),
-            ...fused.filter((hit) => hit.lanes.exact === undefined),
-          ];
+      lanes.exact !== undefined && lanes.exact.length > 0
+        ? orderByIdentifierScope(index, analyzer, {
+            fused,
+            exact: lanes.exact,
+            identifiers,
+            question: stripped,
+            depth,
+            allowed,
+            weights,
+            rrfK: this.#options.rrfK ?? 60,
+          })
+        : fused;
     const hits = distinctPassages(index.passages, ordered, topK).map(({ best, matched }) => {
       const context = index.passages.context(matched, contextChars);
       return toSearchHit(index, best, context);
@@ -369,142 +319,6 @@ export class KnowledgeBase {
   }
 }
 
-async function buildIndex(options: KnowledgeBaseOptions): Promise<LoadedIndex> {
-  const { embedder } = options;
-  const analyzer = options.analyzer ?? defaultTextAnalyzer();
-  const [chunks, documentList] = await Promise.all([
-    options.store.loadChunks(embedder ? { embeddingModel: embedder.model } : {}),
-    options.store.listDocuments(),
-  ]);
-  const documents = new Map(documentList.map((document) => [document.docId, document]));
-  let vectors: VectorIndex | undefined;
-  if (embedder) {
-    const own = chunks.map((chunk) => (chunk.embeddingModel === embedder.model ? chunk.embedding : null));
-    const dimensions = own.find((vector) => vector !== null)?.length ?? embedder.dimensions;
-    if (own.some((vector) => vector !== null)) vectors = new VectorIndex(own, dimensions);
-    // The index holds its own normalised copy; a second one per chunk would double the memory.
-    for (const chunk of chunks) chunk.embedding = null;
-  }
-  const vectorGraph =
-    embedder && vectors ? prepareVectorGraph(options, embedder.model, chunks, vectors) : undefined;
-  const report: IndexBuildReport = { analysedChunks: {}, staleFields: [] };
-  const words = InvertedIndex.fromPackedTerms(
-    ...(await loadFieldTerms(options, analyzer, chunks, WORD_FIELD, report)),
-  );
-  const ngrams = InvertedIndex.fromPackedTerms(
-    ...(await loadFieldTerms(options, analyzer, chunks, NGRAM_FIELD, report)),
-  );
-  const identifiers = IdentifierIndex.fromPackedTerms(
-    ...(await loadFieldTerms(options, analyzer, chunks, IDENTIFIER_FIELD, report)),
-  );
-  return {
-    chunks,
-    documents,
-    homophones: new HomophoneCorrector(ngrams.terms()),
-    words,
-    ngrams,
-    // Off by default, so not stored: analysed at open when a weight turns it on.
-    pinyin:
-      (options.weights?.pinyin ?? DEFAULT_LANE_WEIGHTS.pinyin) > 0
-        ? new InvertedIndex(chunks.length, (position) =>
-            analyzer.pinyinTerms(contextualText(chunks[position] as StoredChunk)),
-          )
-        : undefined,
-    identifiers,
-    vectors,
-    passages: new PassageIndex(chunks),
-    vectorGraph: (await vectorGraph)?.done ?? Promise.resolve(),
-    report,
-  };
-}
-
-/**
- * Give the vector lane its ANN graph: the stored one when it was built over exactly these rows,
- * otherwise one built in the background (searches stay exact meanwhile) and stored when done, so
- * only the first open after an ingest pays for it. `done` settles when that background work has.
- */
-async function prepareVectorGraph(
-  options: KnowledgeBaseOptions,
-  model: string,
-  chunks: readonly StoredChunk[],
-  vectors: VectorIndex,
-): Promise<{ done: Promise<void> }> {
-  // Wrapped in an object: an async function returning a bare promise would wait for it.
-  if (vectors.vectorCount < ANN_MIN_VECTORS) return { done: Promise.resolve() };
-  const hash = createHash('sha256');
-  hash.update(`${vectors.dimensions}\n`);
-  for (const chunk of vectors.rowChunks) hash.update(`${(chunks[chunk] as StoredChunk).chunkId}\n`);
-  const rowsHash = hash.digest('hex');
-  const stored = await options.store.loadVectorGraph(model);
-  if (stored?.rowsHash === rowsHash && vectors.attachGraph(stored.graph)) return { done: Promise.resolve() };
-  const done = vectors
-    .buildGraph()
-    .then(async (graph) => {
-      if (graph) await options.store.saveVectorGraph(model, { rowsHash, graph: graph.toBytes() });
-    })
-    .catch((error: unknown) => {
-      // Rebuilt at the next open; the searches were right either way.
-      (options.onNotice ?? console.error)(`runstream: the vector graph was not stored: ${String(error)}`);
-    });
-  return { done };
-}
-
-/**
- * A lexical field's terms in chunk order, as the arguments of an index's `fromPackedTerms`: the
- * terms stored at ingest when they were made by the analysis in force. Chunks without usable stored
- * terms (a store written before terms were kept, or a changed analysis) are analysed now and their
- * terms stored, so the next open is fast again.
- */
-async function loadFieldTerms(
-  options: KnowledgeBaseOptions,
-  analyzer: TextAnalyzer,
-  chunks: readonly StoredChunk[],
-  field: LexicalField,
-  report: IndexBuildReport,
-): Promise<[size: number, dictionary: (string | undefined)[], packedOf: (chunk: number) => Uint8Array]> {
-  const { store } = options;
-  const fingerprint = lexicalFieldFingerprint(field, analyzer);
-  let stored = await store.loadTerms(field.name);
-  const stale = stored.fingerprint !== null && stored.fingerprint !== fingerprint;
-  // One lookup per chunk, position by position: at 100,000 chunks a second pass of lookups by id
-  // measured a tenth of the open.
-  const inOrder = (terms: StoredFieldTerms): (Uint8Array | undefined)[] =>
-    chunks.map((chunk) => terms.byChunk.get(chunk.chunkId));
-  // Terms of another analysis are of no use: every chunk is analysed again.
-  let packedByPosition = stale ? new Array<undefined>(chunks.length).fill(undefined) : inOrder(stored);
-  const missing = chunks.filter((_, position) => packedByPosition[position] === undefined);
-  report.analysedChunks[field.name] = missing.length;
-  if (stale) report.staleFields.push(field.name);
-  if (missing.length > 0) {
-    // Said once per open: analysing is what makes a large open slow, and a changed analysis means
-    // the stored terms would not have matched the queries'.
-    const notice = options.onNotice ?? ((message: string) => process.stderr.write(`${message}\n`));
-    notice(
-      stale
-        ? `runstream: the ${field.name} terms in the knowledge store were analysed by ${stored.fingerprint}, ` +
-            `not ${fingerprint}; re-analysing ${missing.length} chunks and storing their terms`
-        : `runstream: ${missing.length} chunks have no stored ${field.name} terms; analysing and storing them`,
-    );
-  }
-  if (missing.length > 0) {
-    const packer = new TermPacker();
-    const analysed = missing.map((chunk) => ({
-      chunkId: chunk.chunkId,
-      packed: packer.pack(fieldTerms(field, chunk, analyzer)),
-    }));
-    await store.putTerms([
-      { field: field.name, fingerprint, dictionary: packer.dictionary, chunks: analysed },
-    ]);
-    stored = await store.loadTerms(field.name);
-    packedByPosition = inOrder(stored);
-    // Only when another process ingested between the reads: opening again sees both changes.
-    if (packedByPosition.includes(undefined))
-      throw new Error('the knowledge store changed while it was being opened; open it again');
-  }
-  const inPosition = packedByPosition;
-  return [chunks.length, stored.dictionary, (position) => inPosition[position] as Uint8Array];
-}
-
 function filterPredicate(index: LoadedIndex, filter: SearchFilter): (chunk: number) => boolean {
   const docIds = filter.docIds ? new Set(filter.docIds) : undefined;
   const kinds = filter.kinds ? new Set(filter.kinds) : undefined;
@@ -518,64 +332,9 @@ function filterPredicate(index: LoadedIndex, filter: SearchFilter): (chunk: numb
   };
 }
 
-/**
- * An identifier names what the question is about more often than it holds the answer: 「FM-SEA-0508
- * 解冻后还能再冷冻吗」 is answered on that product's page by a clause that does not repeat the SKU. So
- * the clauses that hold an identifier asked for, and the clauses of the same documents that hold no
- * other identifier, come first, in fused order; then the rest. A clause naming another identifier (a
- * near miss: NS-X2-BLK-L for NS-X2-BLK-M) never outranks one in scope.
- */
-function scopedByIdentifier(
-  index: LoadedIndex,
-  scoped: readonly FusedHit[],
-  fused: readonly FusedHit[],
-  asked: readonly string[],
-): FusedHit[] {
-  const wanted = new Set(asked);
-  const inScope = (hit: FusedHit) =>
-    hit.lanes.exact !== undefined ||
-    extractIdentifiers((index.chunks[hit.index] as StoredChunk).indexText).every((identifier) =>
-      wanted.has(identifier),
-    );
-  const first = scoped.filter(inScope);
-  const taken = new Set(first.map((hit) => hit.index));
-  return [...first, ...fused.filter((hit) => !taken.has(hit.index))];
-}
-
 /** BM25's idf (Lucene's, as the keyword lane uses) of a word no clause has, in a corpus of `size`. */
 function unseenWordIdf(size: number): number {
   return Math.log(1 + (size + 0.5) / 0.5);
-}
-
-/**
- * The first `topK` passages in fused order, each with its best clause and the other clauses of it
- * among the first `topK × SIBLING_DEPTH_PER_SLOT` fused hits. A passage fills one slot, however many
- * of its clauses matched; the next-best passage takes the next.
- */
-function distinctPassages(
-  passages: PassageIndex,
-  ordered: readonly FusedHit[],
-  topK: number,
-): { best: FusedHit; matched: number[] }[] {
-  const picked: { best: FusedHit; matched: number[] }[] = [];
-  const slotOf = new Map<number, { best: FusedHit; matched: number[] }>();
-  const siblingDepth = topK * SIBLING_DEPTH_PER_SLOT;
-  for (const [rank, hit] of ordered.entries()) {
-    const passage = passages.passageOf(hit.index);
-    const slot = slotOf.get(passage);
-    if (slot !== undefined) {
-      if (rank < siblingDepth) slot.matched.push(hit.index);
-      continue;
-    }
-    if (picked.length === topK) {
-      if (rank >= siblingDepth) break;
-      continue;
-    }
-    const entry = { best: hit, matched: [hit.index] };
-    slotOf.set(passage, entry);
-    picked.push(entry);
-  }
-  return picked;
 }
 
 function toSearchHit(index: LoadedIndex, best: FusedHit, context: PassageContext): SearchHit {

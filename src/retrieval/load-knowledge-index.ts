@@ -1,0 +1,191 @@
+import { createHash } from 'node:crypto';
+import type { Embedder } from './embedder.ts';
+import { HomophoneCorrector } from './homophone-correction.ts';
+import type { KnowledgeStore, StoredChunk, StoredDocument, StoredFieldTerms } from './knowledge-store.ts';
+import { ANN_MIN_VECTORS, IdentifierIndex, InvertedIndex, VectorIndex } from './lanes/index.ts';
+import {
+  contextualText,
+  fieldTerms,
+  IDENTIFIER_FIELD,
+  type LexicalField,
+  lexicalFieldFingerprint,
+  NGRAM_FIELD,
+  WORD_FIELD,
+} from './lexical-fields.ts';
+import { PassageIndex } from './passage-index.ts';
+import { TermPacker } from './term-packer.ts';
+import { defaultTextAnalyzer, type TextAnalyzer } from './text/index.ts';
+
+export interface KnowledgeIndexOptions {
+  store: KnowledgeStore;
+  embedder?: Embedder | undefined;
+  analyzer?: TextAnalyzer | undefined;
+  /** Build the pinyin lane's index (off by default, so its terms are not stored: analysed here). */
+  pinyinLane: boolean;
+  onNotice?: ((message: string) => void) | undefined;
+}
+
+/** How the last open built the lexical indexes. */
+export interface IndexBuildReport {
+  /** Chunks analysed at open, per field: 0 when every chunk's stored terms were reused. */
+  analysedChunks: Record<string, number>;
+  /** Fields whose stored terms came from another analysis (or another field version). */
+  staleFields: string[];
+}
+
+/** What a search reads: loaded once per open, replaced whole after an ingest. */
+export interface LoadedIndex {
+  chunks: StoredChunk[];
+  documents: Map<string, StoredDocument>;
+  words: InvertedIndex;
+  ngrams: InvertedIndex;
+  homophones: HomophoneCorrector;
+  /** Pinyin bigrams (homophone typos); undefined when the lane's weight is 0. */
+  pinyin: InvertedIndex | undefined;
+  identifiers: IdentifierIndex;
+  vectors: VectorIndex | undefined;
+  passages: PassageIndex;
+  /** Settles when the vector lane's graph is attached or built (and stored), or needs none. */
+  vectorGraph: Promise<void>;
+  report: IndexBuildReport;
+}
+
+/**
+ * Load the search indexes from the store: chunks, documents, the lexical indexes from the terms stored
+ * at ingest (analysing only chunks whose stored terms are missing or of another analysis), the
+ * vectors of the embedder's model with their ANN graph, and the passages.
+ */
+export async function loadKnowledgeIndex(options: KnowledgeIndexOptions): Promise<LoadedIndex> {
+  const { embedder } = options;
+  const analyzer = options.analyzer ?? defaultTextAnalyzer();
+  const [chunks, documentList] = await Promise.all([
+    options.store.loadChunks(embedder ? { embeddingModel: embedder.model } : {}),
+    options.store.listDocuments(),
+  ]);
+  const documents = new Map(documentList.map((document) => [document.docId, document]));
+  let vectors: VectorIndex | undefined;
+  if (embedder) {
+    const own = chunks.map((chunk) => (chunk.embeddingModel === embedder.model ? chunk.embedding : null));
+    const dimensions = own.find((vector) => vector !== null)?.length ?? embedder.dimensions;
+    if (own.some((vector) => vector !== null)) vectors = new VectorIndex(own, dimensions);
+    // The index holds its own normalised copy; a second one per chunk would double the memory.
+    for (const chunk of chunks) chunk.embedding = null;
+  }
+  const vectorGraph =
+    embedder && vectors ? prepareVectorGraph(options, embedder.model, chunks, vectors) : undefined;
+  const report: IndexBuildReport = { analysedChunks: {}, staleFields: [] };
+  const words = InvertedIndex.fromPackedTerms(
+    ...(await loadFieldTerms(options, analyzer, chunks, WORD_FIELD, report)),
+  );
+  const ngrams = InvertedIndex.fromPackedTerms(
+    ...(await loadFieldTerms(options, analyzer, chunks, NGRAM_FIELD, report)),
+  );
+  const identifiers = IdentifierIndex.fromPackedTerms(
+    ...(await loadFieldTerms(options, analyzer, chunks, IDENTIFIER_FIELD, report)),
+  );
+  return {
+    chunks,
+    documents,
+    homophones: new HomophoneCorrector(ngrams.terms()),
+    words,
+    ngrams,
+    // Off by default, so not stored: analysed at open when a weight turns it on.
+    pinyin: options.pinyinLane
+      ? new InvertedIndex(chunks.length, (position) =>
+          analyzer.pinyinTerms(contextualText(chunks[position] as StoredChunk)),
+        )
+      : undefined,
+    identifiers,
+    vectors,
+    passages: new PassageIndex(chunks),
+    vectorGraph: (await vectorGraph)?.done ?? Promise.resolve(),
+    report,
+  };
+}
+
+/**
+ * Give the vector lane its ANN graph: the stored one when it was built over exactly these rows,
+ * otherwise one built in the background (searches stay exact meanwhile) and stored when done, so
+ * only the first open after an ingest pays for it. `done` settles when that background work has.
+ */
+async function prepareVectorGraph(
+  options: KnowledgeIndexOptions,
+  model: string,
+  chunks: readonly StoredChunk[],
+  vectors: VectorIndex,
+): Promise<{ done: Promise<void> }> {
+  // Wrapped in an object: an async function returning a bare promise would wait for it.
+  if (vectors.vectorCount < ANN_MIN_VECTORS) return { done: Promise.resolve() };
+  const hash = createHash('sha256');
+  hash.update(`${vectors.dimensions}\n`);
+  for (const chunk of vectors.rowChunks) hash.update(`${(chunks[chunk] as StoredChunk).chunkId}\n`);
+  const rowsHash = hash.digest('hex');
+  const stored = await options.store.loadVectorGraph(model);
+  if (stored?.rowsHash === rowsHash && vectors.attachGraph(stored.graph)) return { done: Promise.resolve() };
+  const done = vectors
+    .buildGraph()
+    .then(async (graph) => {
+      if (graph) await options.store.saveVectorGraph(model, { rowsHash, graph: graph.toBytes() });
+    })
+    .catch((error: unknown) => {
+      // Rebuilt at the next open; the searches were right either way.
+      (options.onNotice ?? console.error)(`runstream: the vector graph was not stored: ${String(error)}`);
+    });
+  return { done };
+}
+
+/**
+ * A lexical field's terms in chunk order, as the arguments of an index's `fromPackedTerms`: the
+ * terms stored at ingest when they were made by the analysis in force. Chunks without usable stored
+ * terms (a store written before terms were kept, or a changed analysis) are analysed now and their
+ * terms stored, so the next open is fast again.
+ */
+async function loadFieldTerms(
+  options: KnowledgeIndexOptions,
+  analyzer: TextAnalyzer,
+  chunks: readonly StoredChunk[],
+  field: LexicalField,
+  report: IndexBuildReport,
+): Promise<[size: number, dictionary: (string | undefined)[], packedOf: (chunk: number) => Uint8Array]> {
+  const { store } = options;
+  const fingerprint = lexicalFieldFingerprint(field, analyzer);
+  let stored = await store.loadTerms(field.name);
+  const stale = stored.fingerprint !== null && stored.fingerprint !== fingerprint;
+  // One lookup per chunk, position by position: at 100,000 chunks a second pass of lookups by id
+  // measured a tenth of the open.
+  const inOrder = (terms: StoredFieldTerms): (Uint8Array | undefined)[] =>
+    chunks.map((chunk) => terms.byChunk.get(chunk.chunkId));
+  // Terms of another analysis are of no use: every chunk is analysed again.
+  let packedByPosition = stale ? new Array<undefined>(chunks.length).fill(undefined) : inOrder(stored);
+  const missing = chunks.filter((_, position) => packedByPosition[position] === undefined);
+  report.analysedChunks[field.name] = missing.length;
+  if (stale) report.staleFields.push(field.name);
+  if (missing.length > 0) {
+    // Said once per open: analysing is what makes a large open slow, and a changed analysis means
+    // the stored terms would not have matched the queries'.
+    const notice = options.onNotice ?? ((message: string) => process.stderr.write(`${message}\n`));
+    notice(
+      stale
+        ? `runstream: the ${field.name} terms in the knowledge store were analysed by ${stored.fingerprint}, ` +
+            `not ${fingerprint}; re-analysing ${missing.length} chunks and storing their terms`
+        : `runstream: ${missing.length} chunks have no stored ${field.name} terms; analysing and storing them`,
+    );
+  }
+  if (missing.length > 0) {
+    const packer = new TermPacker();
+    const analysed = missing.map((chunk) => ({
+      chunkId: chunk.chunkId,
+      packed: packer.pack(fieldTerms(field, chunk, analyzer)),
+    }));
+    await store.putTerms([
+      { field: field.name, fingerprint, dictionary: packer.dictionary, chunks: analysed },
+    ]);
+    stored = await store.loadTerms(field.name);
+    packedByPosition = inOrder(stored);
+    // Only when another process ingested between the reads: opening again sees both changes.
+    if (packedByPosition.includes(undefined))
+      throw new Error('the knowledge store changed while it was being opened; open it again');
+  }
+  const inPosition = packedByPosition;
+  return [chunks.length, stored.dictionary, (position) => inPosition[position] as Uint8Array];
+}
