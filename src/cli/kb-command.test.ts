@@ -105,6 +105,8 @@ describe('runstream kb', () => {
   });
 
   it('refuses bad input with a clear message and a non-zero exit, leaving the index as it was', async () => {
+    const badTable = join(directory, 'bad-table.txt');
+    writeFileSync(badTable, '# a comment\nno equals sign here ===\n');
     const legacy = join(directory, 'legacy.txt');
     writeFileSync(legacy, Buffer.from([0xcd, 0xcb, 0xbb, 0xf5]));
     const cases = [
@@ -116,6 +118,7 @@ describe('runstream kb', () => {
       [['kb', 'search', 'x', '--context-chars', '0'], 2, /--context-chars must be an integer/],
       [['kb', 'search', 'x', '--weights', 'bm25=-1'], 2, /--weights takes lane=weight pairs/],
       [['kb', 'search', 'x', '--weights', 'rerank=1'], 2, /--weights takes lane=weight pairs/],
+      [['kb', 'search', 'x', '--synonyms', badTable], 1, /bad-table\.txt: synonym table line 2 is malformed/],
       [['kb', 'frobnicate'], 2, /unknown kb subcommand/],
     ] as const;
     for (const [args, code, message] of cases) {

@@ -11,7 +11,7 @@ import {
   RetrievalError,
   type SearchHit,
 } from '../retrieval/index.ts';
-import { createTextAnalyzer } from '../retrieval/text/index.ts';
+import { createTextAnalyzer, parseSynonymTable } from '../retrieval/text/index.ts';
 import { databasePathFromEnv, openDatabase } from '../store/index.ts';
 import { ProgressBar } from './progress-bar.ts';
 import { UsageError } from './usage-error.ts';
@@ -165,12 +165,20 @@ export async function kbCommand(
   }
 }
 
+/** The table's text, checked here: a malformed line is named with its file, not met mid-search. */
 function readSynonyms(path: string): string {
+  let table: string;
   try {
-    return readFileSync(path, 'utf8');
+    table = readFileSync(path, 'utf8');
   } catch {
     throw new UsageError(`--synonyms: cannot read ${path}`);
   }
+  try {
+    parseSynonymTable(table);
+  } catch (error) {
+    throw new RetrievalError('invalid_source', `${path}: ${(error as Error).message}`, { cause: error });
+  }
+  return table;
 }
 
 function parseTopK(value: string | undefined): number {
