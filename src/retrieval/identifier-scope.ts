@@ -29,18 +29,25 @@ export function orderByIdentifierScope(
   analyzer: TextAnalyzer,
   input: IdentifierScopeInput,
 ): FusedHit[] {
-  const scope = new Set(input.exact.map((hit) => (index.chunks[hit.index] as StoredChunk).docId));
+  const scope = identifierScope(index, input.exact, input.identifiers);
   const inScope = (position: number) =>
     (input.allowed === undefined || input.allowed(position)) &&
     scope.has((index.chunks[position] as StoredChunk).docId);
   let rest = normalizeIdentifierText(input.question);
   for (const identifier of input.identifiers) rest = rest.replaceAll(identifier, ' ');
   const restQuery = index.homophones.correct(analyzer.canonicalText(rest));
+  const restWords = analyzer.analyze(restQuery);
   const scoped = reciprocalRankFusion(
     {
-      exact: input.exact,
+      // Where an identifier names the document, the clauses repeating it say what the document is
+      // (the SKU line, 「编号 FM-POL-RTN-01」); the rest of the question, when it has words, says
+      // which clause answers.
+      exact: input.exact.filter(
+        (hit) =>
+          inScope(hit.index) && (restWords.length === 0 || !namesItsDocument(index, hit, input.identifiers)),
+      ),
       ngram: index.ngrams.cosine(analyzer.characterNgrams(restQuery), input.depth, inScope),
-      bm25: index.words.bm25(analyzer.analyze(restQuery), input.depth, inScope),
+      bm25: index.words.bm25(restWords, input.depth, inScope),
     },
     input.weights,
     input.rrfK,
@@ -70,4 +77,54 @@ function scopedByIdentifier(
   const first = scoped.filter(inScope);
   const taken = new Set(first.map((hit) => hit.index));
   return [...first, ...fused.filter((hit) => !taken.has(hit.index))];
+}
+
+/**
+ * The documents a question quoting identifiers is about. An identifier in a document's title or file
+ * name names it (「厄瓜多尔白虾 FM-SEA-0508」, 「退货规则（FM-POL-RTN-01）」): the question is about that
+ * document, and the others that hold the identifier only refer to it (「质量问题按 FM-POL-AFS-01
+ * 处理」). An identifier that names no document scopes to every document that holds it.
+ */
+function identifierScope(
+  index: LoadedIndex,
+  exact: readonly LaneHit[],
+  asked: readonly string[],
+): Set<string> {
+  const holders = new Map<string, Set<string>>();
+  const namers = new Map<string, Set<string>>();
+  for (const hit of exact) {
+    const chunk = index.chunks[hit.index] as StoredChunk;
+    for (const identifier of extractIdentifiers(chunk.indexText)) {
+      if (!asked.includes(identifier)) continue;
+      const into = namesDocument(index, chunk.docId, identifier) ? namers : holders;
+      const docs = into.get(identifier) ?? new Set<string>();
+      docs.add(chunk.docId);
+      into.set(identifier, docs);
+    }
+  }
+  const scope = new Set<string>();
+  for (const identifier of asked) {
+    for (const docId of namers.get(identifier) ?? holders.get(identifier) ?? []) scope.add(docId);
+  }
+  return scope;
+}
+
+/** Whether an identifier is in a document's title, or a whole hyphen-delimited part of its file name. */
+function namesDocument(index: LoadedIndex, docId: string, identifier: string): boolean {
+  const document = index.documents.get(docId);
+  if (document === undefined) return false;
+  if (extractIdentifiers(document.title).includes(identifier)) return true;
+  // shrimp-FM-SEA-0508.md: the identifier pattern would read the whole name as one identifier.
+  const name = normalizeIdentifierText(document.sourcePath.split(/[\\/]/).pop() ?? '').replace(
+    /\.[A-Z0-9]+$/,
+    '',
+  );
+  return `-${name.replaceAll('_', '-')}-`.includes(`-${identifier}-`);
+}
+
+/** Whether every identifier asked for that the clause holds names the clause's document. */
+function namesItsDocument(index: LoadedIndex, hit: LaneHit, asked: readonly string[]): boolean {
+  const chunk = index.chunks[hit.index] as StoredChunk;
+  const held = extractIdentifiers(chunk.indexText).filter((identifier) => asked.includes(identifier));
+  return held.length > 0 && held.every((identifier) => namesDocument(index, chunk.docId, identifier));
 }

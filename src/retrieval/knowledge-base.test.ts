@@ -324,4 +324,43 @@ describe('an identifier scopes the question', () => {
     ]);
     expect(hits[2]?.text).toContain('FM-SEA-0600');
   });
+
+  it('an identifier that names a document (its title) is a scope there: the rest of the question ranks its clauses', async () => {
+    write(
+      'policies/after-sales.md',
+      '# 售后规则（FM-POL-AFS-01）\n\n本规则适用于商品的质量问题售后，编号 FM-POL-AFS-01。\n\n## 时限\n\n非生鲜商品出现质量问题的，可在签收后 7 天内申请售后。\n',
+    );
+    write(
+      'policies/returns.md',
+      '# 退货规则\n\n生鲜商品不支持无理由退货；如存在质量问题，仍可按 FM-POL-AFS-01 申请售后。\n',
+    );
+    const knowledge = await open();
+    await knowledge.ingest([join(directory, 'knowledge')], { baseDirectory: directory });
+    const { hits } = await knowledge.search('按 FM-POL-AFS-01，非生鲜商品多少天内可以申请质量售后', {
+      topK: 3,
+    });
+    expect(hits[0]?.text).toBe('非生鲜商品出现质量问题的，可在签收后 7 天内申请售后。');
+    // The document that only refers to the rule comes after the document the rule number names.
+    expect(hits.map((hit) => hit.docId)).toEqual([
+      'knowledge/policies/after-sales.md',
+      'knowledge/policies/after-sales.md',
+      'knowledge/policies/returns.md',
+    ]);
+    // Asked for alone, the identifier's own clause answers.
+    const alone = await knowledge.search('FM-POL-AFS-01', { topK: 1 });
+    expect(alone.hits[0]?.text).toContain('编号 FM-POL-AFS-01');
+  });
+
+  it('a SKU in the file name names the page, as one in the title does', async () => {
+    write(
+      'products/milk-FM-DRY-0107.md',
+      '# 鲜牛奶订购\n\nSKU：FM-DRY-0107（950ml） / FM-DRY-0108（250ml×4）\n\n## 保存\n\n2–6℃ 冷藏保存，开封后请在 48 小时内饮用。\n',
+    );
+    write('products/yogurt.md', '# 酸奶\n\n开封后请在 24 小时内饮用，FM-DRY-0107 鲜牛奶另计。\n');
+    const knowledge = await open();
+    await knowledge.ingest([join(directory, 'knowledge')], { baseDirectory: directory });
+    const { hits } = await knowledge.search('FM-DRY-0107 开封后多久要喝完', { topK: 2 });
+    expect(hits[0]?.text).toBe('2–6℃ 冷藏保存，开封后请在 48 小时内饮用。');
+    expect(hits.every((hit) => hit.docId === 'knowledge/products/milk-FM-DRY-0107.md')).toBe(true);
+  });
 });
