@@ -90,6 +90,16 @@ describe('runstream kb', () => {
     const keywordsOnly = await runstream('kb', 'search', '七天能退吗', '--json', '--weights', 'ngram=0');
     for (const line of keywordsOnly.stdout.trim().split('\n'))
       expect(JSON.parse(line).lanes.ngram).toBeUndefined();
+    // English through the glossary alone, for comparison with the CC-CEDICT lexicon.
+    const glossaryOnly = await runstream(
+      'kb',
+      'search',
+      'invoice for the freight',
+      '--json',
+      '--no-english-lexicon',
+    );
+    expect(glossaryOnly.code).toBe(0);
+    expect(JSON.parse(glossaryOnly.stdout.trim().split('\n')[0] ?? '{}').text).toMatch(/[开发]票/);
   });
 
   it('evaluates a queries file and prints the metrics by type', async () => {

@@ -29,7 +29,9 @@ Options:
   --db <file>            the SQLite file (default: $RUNSTREAM_DB or ./data/runstream.db)
   --synonyms <file>      a domain's synonym table (e.g. src/domains/novashop/synonyms.txt), added to
                          the general analyser for search and eval (default: $RUNSTREAM_SYNONYMS or none)
-  --weights <lane=w,…>   search and eval: fusion weights of exact, ngram, bm25, pinyin, vector (0 = off)`;
+  --weights <lane=w,…>   search and eval: fusion weights of exact, ngram, bm25, pinyin, vector (0 = off)
+  --no-english-lexicon   search and eval: English words through the general glossary only, not
+                         through CC-CEDICT's glosses of the knowledge base's words (for comparison)`;
 
 export async function kbCommand(
   argv: string[],
@@ -46,14 +48,16 @@ export async function kbCommand(
       'context-chars': { type: 'string' },
       weights: { type: 'string' },
       json: { type: 'boolean', default: false },
+      'no-english-lexicon': { type: 'boolean', default: false },
     },
   });
   const databasePath = values.db ?? databasePathFromEnv();
   const print = (line = '') => output.write(`${line}\n`);
   const synonymsPath = values.synonyms ?? process.env.RUNSTREAM_SYNONYMS?.trim();
-  const analyzerOptions = synonymsPath
-    ? { analyzer: createTextAnalyzer({ synonyms: readSynonyms(synonymsPath) }) }
-    : {};
+  const analyzerOptions = {
+    ...(synonymsPath ? { analyzer: createTextAnalyzer({ synonyms: readSynonyms(synonymsPath) }) } : {}),
+    ...(values['no-english-lexicon'] ? { englishLexicon: false } : {}),
+  };
 
   switch (subcommand) {
     case 'ingest': {

@@ -364,3 +364,27 @@ describe('an identifier scopes the question', () => {
     expect(hits.every((hit) => hit.docId === 'knowledge/products/milk-FM-DRY-0107.md')).toBe(true);
   });
 });
+
+describe('an English question', () => {
+  it("meets Chinese clauses through CC-CEDICT's glosses of the knowledge base's own words", async () => {
+    write(
+      'policies/delivery.md',
+      '# 配送规则\n\n## 早餐时段\n\n7:00–8:00 早餐时段需在前一日 22:00 前下单。\n\n## 夜间时段\n\n21:00–22:00 夜间时段不配送冷冻商品。\n',
+    );
+    write('policies/invoices.md', '# 发票\n\n一张发票最多合并 50 个订单。\n');
+    const knowledge = await open();
+    await knowledge.ingest([join(directory, 'knowledge')], { baseDirectory: directory });
+    const question = 'What is the cutoff for the breakfast slot?';
+    const { hits, evidence } = await knowledge.search(question, { topK: 2 });
+    expect(hits[0]?.text).toBe('7:00–8:00 早餐时段需在前一日 22:00 前下单。');
+    // Without the lexicon nothing in the question is a word of the knowledge base.
+    const glossaryOnly = await KnowledgeBase.open({
+      store: new SqliteKnowledgeStore(database),
+      englishLexicon: false,
+    });
+    const without = await glossaryOnly.search(question, { topK: 2 });
+    expect(without.hits[0]?.text).not.toBe('7:00–8:00 早餐时段需在前一日 22:00 前下单。');
+    // and its evidence is weaker: the translated words are what the keyword score counts.
+    expect(without.evidence.topKeywordScore).toBeLessThan(evidence.topKeywordScore);
+  });
+});

@@ -1,6 +1,7 @@
 import type { DocumentKind } from './chunking/index.ts';
 import { distinctPassages } from './distinct-passages.ts';
 import type { Embedder } from './embedder.ts';
+import { hasEnglishWords } from './english-lexicon.ts';
 import { orderByIdentifierScope } from './identifier-scope.ts';
 import { type IngestOptions, type IngestSummary, ingestPaths } from './ingest.ts';
 import type { KnowledgeStore, StoredChunk } from './knowledge-store.ts';
@@ -132,6 +133,11 @@ export interface KnowledgeBaseOptions {
    */
   analyzer?: TextAnalyzer;
   /**
+   * Translate the English words of a question into the knowledge base's Chinese words through
+   * CC-CEDICT's glosses (english-lexicon.ts). Default true.
+   */
+  englishLexicon?: boolean;
+  /**
    * Told once per open when stored terms were made by another text analysis and every chunk is
    * re-analysed (slow at scale, and worth knowing). Default: a line on stderr.
    */
@@ -260,7 +266,15 @@ export class KnowledgeBase {
     // The lexical lanes look for what is asked about, not for the asking (怎么 / 能不能 / 吗).
     const stripped = stripQuestionForm(trimmed);
     // A character pair the corpus never holds but a homophone of which it does is a typo (退火 → 退货).
-    const lexicalQuery = index.homophones.correct(analyzer.canonicalText(stripped));
+    // An English question meets a Chinese help centre through the knowledge base's own words for its
+    // English ones (english-lexicon.ts); the glossary's canonical terms come from the analysis.
+    const translations =
+      this.#options.englishLexicon !== false && hasEnglishWords(stripped)
+        ? index.englishLexicon().translate(stripped)
+        : [];
+    const lexicalQuery = [index.homophones.correct(analyzer.canonicalText(stripped)), ...translations].join(
+      ' ',
+    );
     const lanes: Partial<Record<LaneName, LaneHit[]>> = {};
     const identifiers = extractIdentifiers(trimmed);
     if (weights.exact > 0 && identifiers.length > 0)
@@ -291,7 +305,7 @@ export class KnowledgeBase {
             fused,
             exact: lanes.exact,
             identifiers,
-            question: stripped,
+            question: [stripped, ...translations].join(' '),
             depth,
             allowed,
             weights,

@@ -1,0 +1,149 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { extractIdentifiers, normalizeIdentifierText } from './lanes/index.ts';
+
+/**
+ * English function words and the words every question has ("how much", "can I", "please"): they name
+ * nothing a policy is about, and their CC-CEDICT glosses match hundreds of unrelated Chinese words.
+ */
+const ENGLISH_STOP_WORDS = new Set(
+  `a about above after again against all am an and any are as at be because been before being below
+  between both but by can could did do does doing down during each few for from further had has have
+  having he her here hers herself him himself his how i if in into is it its itself just me more most
+  my myself no nor not of off on once only or other our ours ourselves out over own same she should so
+  some such than that the their theirs them themselves then there these they this those through to
+  too under until up very was we were what when where which while who whom why will with would you
+  your yours yourself yourselves sth sb someone something one oneself etc abbr used variant see also
+  e g cl lit fig get got much many long take make let want need please ok yes`.split(/\s+/),
+);
+
+/** Longest gloss, in content words, that still says what a word means rather than describing it. */
+const MAX_GLOSS_WORDS = 4;
+/** A gloss of one or two content words: the word is a translation of each, not a use of it. */
+const MIN_GLOSS_WEIGHT = 0.5;
+/** Chinese words per English word: a translation or two, not every word a gloss mentions. */
+const TRANSLATIONS_PER_WORD = 2;
+
+/**
+ * One English word form for its inflections (orders/ordered → order, shipping → ship, change/changed
+ * → chang): crude next to a real stemmer, but applied alike to questions and glosses, which is what
+ * matching needs.
+ */
+export function stemEnglish(word: string): string {
+  const stem = word
+    .toLowerCase()
+    .replace(/ies$/, 'y')
+    .replace(/([^s])s$/, '$1')
+    .replace(/(?:ing|ed)$/, '');
+  return stem.replace(/([bcdfgklmnprt])\1$/, '$1').replace(/e$/, '');
+}
+
+/** The content words of English text, stemmed; identifiers (NS-X2-BLK-M) and stop words left out. */
+export function englishWords(text: string): string[] {
+  let rest = normalizeIdentifierText(text);
+  for (const identifier of extractIdentifiers(rest)) rest = rest.replaceAll(identifier, ' ');
+  return rest
+    .toLowerCase()
+    .split(/[^a-z]+/)
+    .filter((word) => word.length > 1 && !ENGLISH_STOP_WORDS.has(word))
+    .map(stemEnglish);
+}
+
+/**
+ * English to the knowledge base's own Chinese words, so that an English question meets a Chinese help
+ * centre without a translation model: CC-CEDICT's glosses (124,000 entries, CC BY-SA 4.0, read from
+ * the `cc-cedict` package) reversed, and kept only for words the knowledge base holds. A Chinese word
+ * answers for an English one when one of its short glosses holds it ("time slot" makes 时段 a
+ * translation of slot); the shortest glosses win, then the word more clauses use.
+ */
+export class EnglishLexicon {
+  readonly #translations: Map<string, string[]>;
+
+  private constructor(translations: Map<string, string[]>) {
+    this.#translations = translations;
+  }
+
+  static empty(): EnglishLexicon {
+    return new EnglishLexicon(new Map());
+  }
+
+  /**
+   * @param entries CC-CEDICT entries as [simplified word, its glosses]
+   * @param documentFrequency how many clauses hold a word; 0 leaves the word out
+   */
+  static fromGlosses(
+    entries: Iterable<readonly [word: string, glosses: readonly string[]]>,
+    documentFrequency: (word: string) => number,
+  ): EnglishLexicon {
+    const candidates = new Map<string, Map<string, number>>();
+    for (const [word, glosses] of entries) {
+      if ([...word].length < 2 || !/\p{Script=Han}/u.test(word)) continue;
+      const frequency = documentFrequency(word);
+      if (frequency === 0) continue;
+      for (const gloss of glosses.flatMap((entry) => entry.split(/;\s*/))) {
+        if (/variant of|surname|abbr\. for|used in/i.test(gloss)) continue;
+        const words = englishWords(gloss.replace(/\([^)]*\)/g, ' '));
+        if (words.length === 0 || words.length > MAX_GLOSS_WORDS) continue;
+        const weight = 1 / words.length;
+        if (weight < MIN_GLOSS_WEIGHT) continue;
+        for (const english of words) {
+          const forWord = candidates.get(english) ?? new Map<string, number>();
+          forWord.set(word, Math.max(forWord.get(word) ?? 0, weight + frequency * 1e-9));
+          candidates.set(english, forWord);
+        }
+      }
+    }
+    const translations = new Map<string, string[]>();
+    for (const [english, forWord] of candidates) {
+      const best = [...forWord]
+        .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+        .slice(0, TRANSLATIONS_PER_WORD);
+      translations.set(
+        english,
+        best.map(([word]) => word),
+      );
+    }
+    return new EnglishLexicon(translations);
+  }
+
+  /** How many English words have a translation. */
+  get size(): number {
+    return this.#translations.size;
+  }
+
+  /** The knowledge base's Chinese words for the English content words of `text`, each once. */
+  translate(text: string): string[] {
+    const found = new Set<string>();
+    for (const word of englishWords(text))
+      for (const chinese of this.#translations.get(word) ?? []) found.add(chinese);
+    return [...found];
+  }
+}
+
+/** Whether text has an English content word to translate. */
+export function hasEnglishWords(text: string): boolean {
+  return /[A-Za-z]{2}/.test(text) && englishWords(text).length > 0;
+}
+
+/**
+ * CC-CEDICT's entries from the `cc-cedict` package's data file, as [simplified word, glosses]. Read
+ * directly: the package's own entry point loads every index it has (about 600 MB); this file alone
+ * is parsed in about 0.3 s. Undefined when the package is not installed.
+ */
+export function readCedictEntries(): Array<readonly [string, readonly string[]]> | undefined {
+  const require = createRequire(import.meta.url);
+  const file = (require.resolve.paths('cc-cedict') ?? [])
+    .map((directory) => join(directory, 'cc-cedict', 'data', 'all.js'))
+    .find((path) => existsSync(path));
+  if (file === undefined) return undefined;
+  const source = readFileSync(file, 'utf8');
+  // `export default {"all":[[traditional, simplified, pinyin, english, classifiers, variants], …]}`
+  const { all } = JSON.parse(source.slice(source.indexOf('{'))) as { all: unknown[][] };
+  return all.flatMap((entry) => {
+    const [, simplified, , english] = entry;
+    if (typeof simplified !== 'string') return [];
+    const glosses = Array.isArray(english) ? english.filter((gloss) => typeof gloss === 'string') : [english];
+    return [[simplified, glosses.filter((gloss): gloss is string => typeof gloss === 'string')] as const];
+  });
+}
