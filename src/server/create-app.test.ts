@@ -89,6 +89,34 @@ async function newConversation(): Promise<string> {
 }
 
 describe('the HTTP API', () => {
+  it('sends X-Content-Type-Options: nosniff on every response: JSON, errors and streams', async () => {
+    await start([textTurn('好的')]);
+    const conversationId = await newConversation();
+    const responses = [
+      await fetch(`${baseUrl}/health`),
+      await api('/v1/conversations'),
+      await api('/v1/conversations', { method: 'POST', body: '{}' }),
+      await api('/v1/conversations', { bearer: null }),
+      await api('/v1/conversations/nope'),
+      await api('/v1/no-such-route'),
+      await api(`/v1/conversations/${conversationId}/messages`, { method: 'POST', body: '{"text": ' }),
+      await api(`/v1/conversations/${conversationId}/messages`, {
+        method: 'POST',
+        body: '{"text": "hi"}',
+        headers: { accept: 'text/event-stream' },
+      }),
+    ];
+    expect(responses.map((response) => response.status)).toEqual([200, 200, 201, 401, 404, 404, 400, 200]);
+    for (const response of responses) {
+      expect([response.url, response.status, response.headers.get('x-content-type-options')]).toEqual([
+        response.url,
+        response.status,
+        'nosniff',
+      ]);
+      await response.text();
+    }
+  });
+
   it('pauses on a confirmation, survives a refresh, refuses a new message, and approves once', async () => {
     await start([
       toolCallTurn([{ name: 'cancel_order', arguments: { orderId: '88235' } }], {

@@ -60,6 +60,9 @@ export function createApp(options: AppOptions): Hono<Env> {
     context.set('traceId', traceId);
     await next();
     if (!context.res.headers.has('x-request-id')) context.header('x-request-id', traceId);
+    // Every response, JSON and streams included: a browser must never sniff an API body (a model's
+    // text in an error message, say) into HTML.
+    context.header('x-content-type-options', 'nosniff');
     options.log?.({
       method: context.req.method,
       path: new URL(context.req.url).pathname,

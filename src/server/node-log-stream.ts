@@ -34,6 +34,8 @@ export function writeLogToNode(
     'cache-control': 'no-cache, no-transform',
     'x-accel-buffering': 'no',
     'x-runstream-run-id': log.runId,
+    // Written straight to Node, past the app's middleware that adds it to every other response.
+    'x-content-type-options': 'nosniff',
     ...options.headers,
   });
   const cursor = new LogCursor(plan);

@@ -177,6 +177,7 @@ export function streamLog(plan: LogStreamPlan, options: StreamLogOptions = {}): 
       'cache-control': 'no-cache, no-transform',
       'x-accel-buffering': 'no',
       'x-runstream-run-id': log.runId,
+      'x-content-type-options': 'nosniff',
       ...options.headers,
     },
   });
