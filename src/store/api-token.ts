@@ -16,3 +16,20 @@ export function generateApiToken(): string {
 export function hashApiToken(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
 }
+
+/** Hex digits of a token's hash that name it: 64 bits, unique among any realistic number of tokens. */
+const TOKEN_ID_HEX = 16;
+
+/**
+ * A token's public name, from its stored hash: `tok_` and the hash's first 16 hex digits. Lists and
+ * revocation use it, so the token itself is needed only by whoever holds it.
+ */
+export function tokenIdOf(tokenHash: string): string {
+  return `tok_${tokenHash.slice(0, TOKEN_ID_HEX)}`;
+}
+
+/** The hash prefix a token id names, or undefined when it is not a token id. */
+export function tokenHashPrefixOf(tokenId: string): string | undefined {
+  const match = /^tok_([0-9a-f]{16})$/.exec(tokenId);
+  return match?.[1];
+}

@@ -1,5 +1,5 @@
 import type { Message } from '../protocol/index.ts';
-import { generateApiToken, hashApiToken } from './api-token.ts';
+import { generateApiToken, hashApiToken, tokenHashPrefixOf, tokenIdOf } from './api-token.ts';
 import { createId } from './ids.ts';
 import type {
   Conversation,
@@ -12,6 +12,7 @@ import type {
   RunStatus,
   RunStore,
   StoredMessage,
+  TokenInfo,
   ToolCallRecord,
   User,
 } from './run-store.ts';
@@ -87,6 +88,29 @@ export class MemoryRunStore implements RunStore {
     if (token.length === 0) return undefined;
     const entry = this.#tokens.get(hashApiToken(token));
     return entry === undefined ? undefined : this.getUser(entry.userId);
+  }
+
+  async listUsers(): Promise<User[]> {
+    return [...this.#users.values()]
+      .sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      .map((user) => ({ ...user }));
+  }
+
+  async listTokens(userId: string): Promise<TokenInfo[]> {
+    return [...this.#tokens]
+      .filter(([, token]) => token.userId === userId)
+      .sort(([hashA, a], [hashB, b]) => a.createdAt - b.createdAt || (hashA < hashB ? -1 : 1))
+      .map(([hash, token]) => ({ id: tokenIdOf(hash), ...token }));
+  }
+
+  async revokeToken(tokenId: string): Promise<boolean> {
+    const prefix = tokenHashPrefixOf(tokenId);
+    if (prefix === undefined) return false;
+    let revoked = false;
+    for (const hash of [...this.#tokens.keys()]) {
+      if (hash.startsWith(prefix)) revoked = this.#tokens.delete(hash) || revoked;
+    }
+    return revoked;
   }
 
   async createConversation(userId: string, title: string): Promise<Conversation> {

@@ -1,4 +1,5 @@
 import type { Message } from '../protocol/index.ts';
+import { tokenIdOf } from './api-token.ts';
 import type {
   Conversation,
   Decision,
@@ -6,6 +7,7 @@ import type {
   RunRecord,
   RunStatus,
   StoredMessage,
+  TokenInfo,
   ToolCallRecord,
   ToolCallStatus,
   User,
@@ -16,6 +18,13 @@ import type {
 export interface UserRow {
   id: string;
   name: string;
+  created_at: number;
+}
+
+export interface TokenRow {
+  token_hash: string;
+  user_id: string;
+  label: string | null;
   created_at: number;
 }
 
@@ -80,6 +89,10 @@ export function fromJson(text: string | null): unknown {
 
 export function toUser(row: UserRow): User {
   return { id: row.id, name: row.name, createdAt: row.created_at };
+}
+
+export function toTokenInfo(row: TokenRow): TokenInfo {
+  return { id: tokenIdOf(row.token_hash), userId: row.user_id, label: row.label, createdAt: row.created_at };
 }
 
 export function toConversation(row: ConversationRow): Conversation {

@@ -6,6 +6,15 @@ export interface User {
   createdAt: number;
 }
 
+/** An API token as an administrator sees it: never the token, only its id. */
+export interface TokenInfo {
+  /** `tok_` and the first 16 hex digits of the token's SHA-256 (`tokenIdOf`). */
+  id: string;
+  userId: string;
+  label: string | null;
+  createdAt: number;
+}
+
 export interface Conversation {
   id: string;
   userId: string;
@@ -131,6 +140,15 @@ export interface RunStore {
   /** Stores a caller-chosen token (a fixed demo token from the environment), hashed like any other. */
   addToken(userId: string, token: string, label?: string): Promise<void>;
   findUserByToken(token: string): Promise<User | undefined>;
+  /** Every user, oldest first. */
+  listUsers(): Promise<User[]>;
+  /** A user's tokens, oldest first; never the tokens themselves. */
+  listTokens(userId: string): Promise<TokenInfo[]>;
+  /**
+   * Revokes a token by its id: the next request with it is 401. False when no token has that id
+   * (including a malformed one).
+   */
+  revokeToken(tokenId: string): Promise<boolean>;
 
   createConversation(userId: string, title: string): Promise<Conversation>;
   getConversation(id: string): Promise<Conversation | undefined>;

@@ -1,6 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { Message } from '../protocol/index.ts';
-import { generateApiToken, hashApiToken } from './api-token.ts';
+import { generateApiToken, hashApiToken, tokenHashPrefixOf } from './api-token.ts';
 import { createId } from './ids.ts';
 import type {
   Conversation,
@@ -13,6 +13,7 @@ import type {
   RunStatus,
   RunStore,
   StoredMessage,
+  TokenInfo,
   ToolCallRecord,
   User,
 } from './run-store.ts';
@@ -22,11 +23,13 @@ import {
   fromJson,
   type MessageRow,
   type RunRow,
+  type TokenRow,
   type ToolCallRow,
   toConversation,
   toJson,
   toRunRecord,
   toStoredMessage,
+  toTokenInfo,
   toToolCallRecord,
   toUser,
   type UserRow,
@@ -129,6 +132,27 @@ export class SqliteRunStore implements RunStore {
        JOIN users ON users.id = api_tokens.user_id WHERE api_tokens.token_hash = ?`,
     ).get(hashApiToken(token)) as UserRow | undefined;
     return row === undefined ? undefined : toUser(row);
+  }
+
+  async listUsers(): Promise<User[]> {
+    const rows = this.#sql(
+      'SELECT id, name, created_at FROM users ORDER BY created_at, id',
+    ).all() as UserRow[];
+    return rows.map(toUser);
+  }
+
+  async listTokens(userId: string): Promise<TokenInfo[]> {
+    const rows = this.#sql(
+      'SELECT token_hash, user_id, label, created_at FROM api_tokens WHERE user_id = ? ORDER BY created_at, token_hash',
+    ).all(userId) as TokenRow[];
+    return rows.map(toTokenInfo);
+  }
+
+  async revokeToken(tokenId: string): Promise<boolean> {
+    const prefix = tokenHashPrefixOf(tokenId);
+    if (prefix === undefined) return false;
+    const { changes } = this.#sql('DELETE FROM api_tokens WHERE substr(token_hash, 1, 16) = ?').run(prefix);
+    return changes > 0;
   }
 
   async createConversation(userId: string, title: string): Promise<Conversation> {

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { Message } from '../../protocol/index.ts';
-import { generateApiToken, hashApiToken } from '../api-token.ts';
+import { generateApiToken, hashApiToken, tokenHashPrefixOf } from '../api-token.ts';
 import { createId } from '../ids.ts';
 import type {
   Conversation,
@@ -13,6 +13,7 @@ import type {
   RunStatus,
   RunStore,
   StoredMessage,
+  TokenInfo,
   ToolCallRecord,
   User,
 } from '../run-store.ts';
@@ -22,11 +23,13 @@ import {
   fromJson,
   type MessageRow,
   type RunRow,
+  type TokenRow,
   type ToolCallRow,
   toConversation,
   toJson,
   toRunRecord,
   toStoredMessage,
+  toTokenInfo,
   toToolCallRecord,
   toUser,
   type UserRow,
@@ -140,6 +143,30 @@ export class PostgresRunStore implements RunStore {
       [hashApiToken(token)],
     );
     return row === undefined ? undefined : toUser(row);
+  }
+
+  async listUsers(): Promise<User[]> {
+    const { rows } = await this.#pool.query<UserRow>(
+      'SELECT id, name, created_at FROM users ORDER BY created_at, id',
+    );
+    return rows.map(toUser);
+  }
+
+  async listTokens(userId: string): Promise<TokenInfo[]> {
+    const { rows } = await this.#pool.query<TokenRow>(
+      'SELECT token_hash, user_id, label, created_at FROM api_tokens WHERE user_id = $1 ORDER BY created_at, token_hash',
+      [userId],
+    );
+    return rows.map(toTokenInfo);
+  }
+
+  async revokeToken(tokenId: string): Promise<boolean> {
+    const prefix = tokenHashPrefixOf(tokenId);
+    if (prefix === undefined) return false;
+    const deleted = await this.#pool.query('DELETE FROM api_tokens WHERE substr(token_hash, 1, 16) = $1', [
+      prefix,
+    ]);
+    return (deleted.rowCount ?? 0) > 0;
   }
 
   async createConversation(userId: string, title: string): Promise<Conversation> {

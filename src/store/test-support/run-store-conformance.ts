@@ -81,6 +81,58 @@ function describeUserAndTokenConformance(get: () => RunStoreHarness): void {
       expect(await store.findUserByToken(bobs)).toEqual(bob);
     });
 
+    it('lists users oldest first, and a user’s tokens by id, never the tokens themselves', async () => {
+      const { store, clock } = get();
+      const ada = await store.createUser('Ada');
+      clock.advance(1);
+      const bob = await store.createUser('Bob');
+      expect(await store.listUsers()).toEqual([ada, bob]);
+      const laptop = await store.issueToken(ada.id, 'laptop');
+      clock.advance(1);
+      const phone = await store.issueToken(ada.id);
+      await store.issueToken(bob.id, 'bob');
+      const tokens = await store.listTokens(ada.id);
+      expect(tokens).toEqual([
+        {
+          id: `tok_${hashApiToken(laptop).slice(0, 16)}`,
+          userId: ada.id,
+          label: 'laptop',
+          createdAt: clock.now() - 1,
+        },
+        {
+          id: `tok_${hashApiToken(phone).slice(0, 16)}`,
+          userId: ada.id,
+          label: null,
+          createdAt: clock.now(),
+        },
+      ]);
+      expect(JSON.stringify(tokens)).not.toContain(laptop);
+      expect(await store.listTokens('usr_nobody')).toEqual([]);
+    });
+
+    it('revokes a token by id: it finds nobody after, and nothing else changes', async () => {
+      const { store } = get();
+      const ada = await store.createUser('Ada');
+      const bob = await store.createUser('Bob');
+      const kept = await store.issueToken(ada.id);
+      const revoked = await store.issueToken(ada.id);
+      const bobs = await store.issueToken(bob.id);
+      const id = `tok_${hashApiToken(revoked).slice(0, 16)}`;
+      expect(await store.revokeToken(id)).toBe(true);
+      expect(await store.findUserByToken(revoked)).toBeUndefined();
+      expect(await store.findUserByToken(kept)).toEqual(ada);
+      expect(await store.findUserByToken(bobs)).toEqual(bob);
+      expect((await store.listTokens(ada.id)).map((token) => token.id)).toEqual([
+        `tok_${hashApiToken(kept).slice(0, 16)}`,
+      ]);
+      // Again, unknown, malformed: nothing to revoke.
+      expect(await store.revokeToken(id)).toBe(false);
+      expect(await store.revokeToken('tok_0000000000000000')).toBe(false);
+      for (const malformed of ['', 'tok_', 'tok_XYZ', revoked, `${id}0`, "tok_' OR 1=1 --"])
+        expect(await store.revokeToken(malformed)).toBe(false);
+      expect(await store.findUserByToken(kept)).toEqual(ada);
+    });
+
     it('finds nobody for an unknown, altered or empty token', async () => {
       const { store } = get();
       const ada = await store.createUser('Ada');
