@@ -5,6 +5,7 @@ import { HOST_USAGE, hostCommand } from './host-command.ts';
 import { KB_USAGE, kbCommand } from './kb-command.ts';
 import { serveCommand } from './serve-command.ts';
 import { UsageError } from './usage-error.ts';
+import { USERS_USAGE, usersCommand } from './users-command.ts';
 
 const USAGE = `runstream: agent runs people can watch, stop, resume and approve.
 
@@ -17,7 +18,9 @@ ${CHAT_USAGE}
 
 ${HOST_USAGE}
 
-${KB_USAGE}`;
+${KB_USAGE}
+
+${USERS_USAGE}`;
 
 /** The `runstream` command. Returns the exit code: 0 done, 1 failed, 2 called wrongly. */
 export async function main(argv: string[]): Promise<number> {
@@ -40,6 +43,8 @@ export async function main(argv: string[]): Promise<number> {
         return await chatCommand(rest);
       case 'host':
         return await hostCommand(rest);
+      case 'users':
+        return await usersCommand(rest);
       case undefined:
       case 'help':
       case '--help':
