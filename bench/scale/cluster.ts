@@ -178,6 +178,9 @@ export async function startInstance(
     RUNSTREAM_DEMO_TOKEN: TOKEN,
     RUNSTREAM_DEMO_DELAY_MS: String(delayMs),
     RUNSTREAM_INSTANCE_ID: name,
+    // One user drives every run of the bench: it measures the pipeline, not the per-user limits.
+    RUNSTREAM_RATE_LIMIT: '0',
+    RUNSTREAM_MAX_RUNNING_RUNS: '0',
     // The offline demo model and no embedder, whatever this shell has configured.
     OPENAI_API_KEY: '',
     OPENAI_BASE_URL: '',

@@ -11,6 +11,7 @@ import { registerResponsesRoutes } from './responses/responses-routes.ts';
 import { serveWeb } from './serve-web.ts';
 import { type StreamLogOptions, streamRun } from './stream-run.ts';
 import { traceIdOf } from './trace-context.ts';
+import { startRunWithin, type UserLimits } from './user-limits.ts';
 
 export interface AppOptions {
   store: RunStore;
@@ -31,6 +32,8 @@ export interface AppOptions {
   audit?: ToolAuditLog;
   /** The Responses API (`/v1/responses`, docs/responses-api.md); off when absent. */
   responses?: { records: ResponseRecords; modelName: string };
+  /** Per-user request rate and running runs, answered with 429 and `Retry-After`; none when absent. */
+  limits?: UserLimits;
 }
 
 type Env = { Variables: { user: User; traceId: string } };
@@ -114,6 +117,7 @@ export function createApp(options: AppOptions): Hono<Env> {
         { 'www-authenticate': 'Bearer' },
       );
     context.set('user', user);
+    options.limits?.takeRequest(user.id);
     await next();
   });
 
@@ -148,10 +152,12 @@ export function createApp(options: AppOptions): Hono<Env> {
     const user = context.get('user');
     const conversation = await ownedConversation(store, user.id, context.req.param('id'));
     const body = await readJsonBody(bodyOf(context), NewMessage);
-    const log = await runs.startRun(user.id, conversation.id, body.text, body.clientMessageId, {
-      traceId: context.get('traceId'),
-      face: 'chat',
-    });
+    const log = await startRunWithin(options.limits, store, user.id, () =>
+      runs.startRun(user.id, conversation.id, body.text, body.clientMessageId, {
+        traceId: context.get('traceId'),
+        face: 'chat',
+      }),
+    );
     if (conversation.title === '新对话')
       await store.renameConversation(conversation.id, body.text.slice(0, 30));
     return streamRun(log, 0, context.req.header('accept'), streaming(context, options));
@@ -241,6 +247,7 @@ export function createApp(options: AppOptions): Hono<Env> {
       responses: options.responses.records,
       modelName: options.responses.modelName,
       ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
+      ...(options.limits === undefined ? {} : { limits: options.limits }),
     });
 
   // Last: `/health`, `/auth` and `/v1` keep their routes, and an unknown one stays a 404 JSON.

@@ -6,3 +6,4 @@ export * from './serve-web.ts';
 export * from './start-server.ts';
 export * from './startup-error.ts';
 export * from './stream-run.ts';
+export * from './user-limits.ts';

@@ -59,6 +59,9 @@ function instanceEnv(name: string, delayMs = 15): Record<string, string> {
     RUNSTREAM_DEMO_DELAY_MS: String(delayMs),
     RUNSTREAM_LEASE_MS: String(LEASE_MS),
     RUNSTREAM_INSTANCE_ID: name,
+    // One user drives every run and resume here: the per-user limits have their own tests.
+    RUNSTREAM_RATE_LIMIT: '0',
+    RUNSTREAM_MAX_RUNNING_RUNS: '0',
   };
 }
 

@@ -31,6 +31,7 @@ import {
 import { createApp } from './create-app.ts';
 import { StartupError } from './startup-error.ts';
 import { denyToolsPolicyFromEnv, loggingAuditLog } from './tool-governance.ts';
+import { type UserLimits, userLimitsFromEnv } from './user-limits.ts';
 
 export const DEMO_USER_ID = 'usr_demo';
 
@@ -152,9 +153,16 @@ async function start(
           : `${interrupted} run(s) left running by a crash are now interrupted`,
     });
 
+  let limits: UserLimits;
+  try {
+    limits = userLimitsFromEnv(env);
+  } catch (error) {
+    throw new StartupError((error as Error).message);
+  }
   const app = createApp({
     store,
     runs,
+    limits,
     log,
     sources: domain.sources,
     responses: { records: shared?.responses ?? new SqliteResponseRecords(database), modelName: model.name },

@@ -305,6 +305,12 @@ export class MemoryRunStore implements RunStore {
     return active === undefined ? undefined : { ...active };
   }
 
+  async countRunningRuns(userId: string): Promise<number> {
+    let count = 0;
+    for (const run of this.#runs.values()) if (run.userId === userId && run.status === 'running') count += 1;
+    return count;
+  }
+
   async listRunsByStatus(status: RunStatus): Promise<RunRecord[]> {
     return [...this.#runs.values()].filter((run) => run.status === status).map((run) => ({ ...run }));
   }

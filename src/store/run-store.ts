@@ -180,6 +180,8 @@ export interface RunStore {
   transitionRun(id: string, condition: RunCondition, patch: RunPatch): Promise<RunRecord | undefined>;
   /** The conversation's run that is still `running` or `paused`, if any. */
   findActiveRun(conversationId: string): Promise<RunRecord | undefined>;
+  /** How many of a user's runs are `running` (paused ones wait for the user and cost nothing). */
+  countRunningRuns(userId: string): Promise<number>;
   listRunsByStatus(status: RunStatus): Promise<RunRecord[]>;
   /**
    * Keep what the runtime needs to resume a paused run after a restart (its transcript, loaded

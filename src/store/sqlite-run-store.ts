@@ -339,6 +339,13 @@ export class SqliteRunStore implements RunStore {
     return row === undefined ? undefined : toRunRecord(row);
   }
 
+  async countRunningRuns(userId: string): Promise<number> {
+    const row = this.#sql(`SELECT count(*) AS count FROM runs WHERE status = 'running' AND user_id = ?`).get(
+      userId,
+    ) as { count: number };
+    return row.count;
+  }
+
   async listRunsByStatus(status: RunStatus): Promise<RunRecord[]> {
     const rows = this.#sql(`SELECT ${RUN_COLUMNS} FROM runs WHERE status = ? ORDER BY ordinal`).all(
       status,

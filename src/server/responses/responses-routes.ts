@@ -6,6 +6,7 @@ import { HttpError } from '../http-error.ts';
 import { bodyOf, nodeResponseOf } from '../node-response-of.ts';
 import { readJsonBody } from '../read-json-body.ts';
 import type { StreamLogOptions } from '../stream-run.ts';
+import { startRunWithin, type UserLimits } from '../user-limits.ts';
 import type { ResponseContext } from './response-object.ts';
 import {
   CancelResponseSchema,
@@ -25,6 +26,8 @@ export interface ResponsesRoutesOptions {
   /** The model the server runs, reported as each response's `model`. */
   modelName: string;
   heartbeatMs?: number;
+  /** Per-user limits: a response is a run, under the same cap on running runs. */
+  limits?: UserLimits;
 }
 
 type Env = { Variables: { user: User; traceId: string } };
@@ -129,9 +132,15 @@ export function registerResponsesRoutes(app: Hono<Env>, options: ResponsesRoutes
     };
     // Refuse bad tools before a conversation exists for them, so a 400 leaves nothing behind.
     runs.checkRunOptions(runOptions);
-    const conversationId =
-      previous?.conversationId ?? (await store.createConversation(user.id, text.slice(0, 30))).id;
-    const log = await runs.startRun(user.id, conversationId, text, undefined, runOptions);
+    // Under the cap before a conversation exists for it, so a 429 leaves nothing behind.
+    const { conversationId, log } = await startRunWithin(options.limits, store, user.id, async () => {
+      const conversationId =
+        previous?.conversationId ?? (await store.createConversation(user.id, text.slice(0, 30))).id;
+      return {
+        conversationId,
+        log: await runs.startRun(user.id, conversationId, text, undefined, runOptions),
+      };
+    });
     const record: ResponseRecord = {
       id: log.runId,
       userId: user.id,

@@ -406,6 +406,14 @@ export class PostgresRunStore implements RunStore {
     return row === undefined ? undefined : toRunRecord(row);
   }
 
+  async countRunningRuns(userId: string): Promise<number> {
+    const row = await this.#one<{ count: string }>(
+      `SELECT count(*) AS count FROM runs WHERE status = 'running' AND user_id = $1`,
+      [userId],
+    );
+    return Number(row?.count ?? 0);
+  }
+
   async listRunsByStatus(status: RunStatus): Promise<RunRecord[]> {
     const { rows } = await this.#pool.query<RunRow>(
       `SELECT ${RUN_COLUMNS} FROM runs WHERE status = $1 ORDER BY ordinal`,

@@ -39,6 +39,29 @@ export function describeRunStoreConformance(
     describeConversationConformance(get);
     describeMessageConformance(get);
     describeRunAndToolCallConformance(get);
+    describeRunningRunCountConformance(get);
+  });
+}
+
+function describeRunningRunCountConformance(get: () => RunStoreHarness): void {
+  describe('running runs per user', () => {
+    it('counts a user’s running runs: not paused or finished ones, not another user’s', async () => {
+      const { store } = get();
+      const { user: ada, conversation: first } = await get().conversation('Ada');
+      const second = await store.createConversation(ada.id, 'second');
+      const third = await store.createConversation(ada.id, 'third');
+      const { user: bob } = await get().conversation('Bob');
+      expect(await store.countRunningRuns(ada.id)).toBe(0);
+      const { run } = await get().run('running', first);
+      await get().run('running', second);
+      await get().run('paused', third);
+      await get().run('running');
+      expect(await store.countRunningRuns(ada.id)).toBe(2);
+      await store.updateRun(run.id, { status: 'completed' });
+      expect(await store.countRunningRuns(ada.id)).toBe(1);
+      expect(await store.countRunningRuns(bob.id)).toBe(0);
+      expect(await store.countRunningRuns('usr_nobody')).toBe(0);
+    });
   });
 }
 
