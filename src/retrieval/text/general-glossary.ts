@@ -38,13 +38,19 @@ export const GENERAL_GLOSSARY = `
 地址 = 收货地址 | address
 修改 = 更改 | 改成 | change | modify | edit
 价格 = 价钱 | 多少钱 | price | cost | how much
+注册 = 注册账号 | 新建账号 | 开户 | sign up | register | registration
+手机号 = 手机号码 | 电话号码 | !号码 | phone number | mobile number
+余额 = 账户余额 | 剩余资金 | 零钱 | balance | account balance
+提现 = 取现 | 提款 | 转到银行卡 | withdraw | withdrawal | cash out
+重量 = 分量 | 斤两 | weight
+预约 = 约定 | appointment | schedule | scheduled
 商品 = 东西 | 宝贝 | 产品 | item | items | product | products | goods
 
 # ─── Shipping and delivery ───
 发货 = 寄出 | 发出 | ship | shipped | dispatch | dispatched
 配送 = 送货 | 派送 | 邮寄 | 寄送 | delivery | deliver | delivered | shipping
 时效 = 几天到 | 几天能到 | 送达时间 | 到货时间 | delivery time
-运费 = 邮费 | 快递费 | 配送费 | shipping fee | shipping cost | postage | freight
+运费 = 邮费 | 快递费 | 配送费 | 运输费 | 运输费用 | 送货费 | shipping fee | shipping cost | postage | freight
 包邮 (+运费) = 免邮 | free shipping
 物流 = 快递 | logistics | courier | tracking
 签收 = 收到货 | 收货 | receive | received
