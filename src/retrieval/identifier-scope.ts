@@ -83,7 +83,9 @@ function scopedByIdentifier(
  * The documents a question quoting identifiers is about. An identifier in a document's title or file
  * name names it (「厄瓜多尔白虾 FM-SEA-0508」, 「退货规则（FM-POL-RTN-01）」): the question is about that
  * document, and the others that hold the identifier only refer to it (「质量问题按 FM-POL-AFS-01
- * 处理」). An identifier that names no document scopes to every document that holds it.
+ * 处理」). An identifier that names no document scopes to every document that holds it. Which
+ * documents an identifier names is looked up in the whole index, not among the exact lane's hits,
+ * which stop at the search's depth.
  */
 function identifierScope(
   index: LoadedIndex,
@@ -91,40 +93,27 @@ function identifierScope(
   asked: readonly string[],
 ): Set<string> {
   const holders = new Map<string, Set<string>>();
-  const namers = new Map<string, Set<string>>();
   for (const hit of exact) {
     const chunk = index.chunks[hit.index] as StoredChunk;
     for (const identifier of extractIdentifiers(chunk.indexText)) {
       if (!asked.includes(identifier)) continue;
-      const into = namesDocument(index, chunk.docId, identifier) ? namers : holders;
-      const docs = into.get(identifier) ?? new Set<string>();
+      const docs = holders.get(identifier) ?? new Set<string>();
       docs.add(chunk.docId);
-      into.set(identifier, docs);
+      holders.set(identifier, docs);
     }
   }
   const scope = new Set<string>();
   for (const identifier of asked) {
-    for (const docId of namers.get(identifier) ?? holders.get(identifier) ?? []) scope.add(docId);
+    for (const docId of index.namedBy.get(identifier) ?? holders.get(identifier) ?? []) scope.add(docId);
   }
   return scope;
-}
-
-/** Whether an identifier is in a document's title, or a whole hyphen-delimited part of its file name. */
-function namesDocument(index: LoadedIndex, docId: string, identifier: string): boolean {
-  const document = index.documents.get(docId);
-  if (document === undefined) return false;
-  if (extractIdentifiers(document.title).includes(identifier)) return true;
-  // shrimp-FM-SEA-0508.md: the identifier pattern would read the whole name as one identifier.
-  const name = normalizeIdentifierText(document.sourcePath.split(/[\\/]/).pop() ?? '').replace(
-    /\.[A-Z0-9]+$/,
-    '',
-  );
-  return `-${name.replaceAll('_', '-')}-`.includes(`-${identifier}-`);
 }
 
 /** Whether every identifier asked for that the clause holds names the clause's document. */
 function namesItsDocument(index: LoadedIndex, hit: LaneHit, asked: readonly string[]): boolean {
   const chunk = index.chunks[hit.index] as StoredChunk;
   const held = extractIdentifiers(chunk.indexText).filter((identifier) => asked.includes(identifier));
-  return held.length > 0 && held.every((identifier) => namesDocument(index, chunk.docId, identifier));
+  return (
+    held.length > 0 && held.every((identifier) => index.namedBy.get(identifier)?.has(chunk.docId) === true)
+  );
 }

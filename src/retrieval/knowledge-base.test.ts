@@ -365,6 +365,28 @@ describe('an identifier scopes the question', () => {
   });
 });
 
+describe('an identifier that names a document, at the edges', () => {
+  it('reads a dotted file name and a question quoting two identifiers, each scoping to its own page', async () => {
+    write(
+      'products/milk.FM-DRY-0107.md',
+      '# 鲜牛奶订购\n\nSKU：FM-DRY-0107（950ml）\n\n## 保存\n\n开封后请在 48 小时内饮用。\n',
+    );
+    write('products/yogurt.md', '# 酸奶\n\n开封后请在 24 小时内饮用，FM-DRY-0107 鲜牛奶另计。\n');
+    write(
+      'products/FM-BAK-0201 吐司.md',
+      '# 吐司\n\nSKU：FM-BAK-0201\n\n## 保存\n\n开封后请在 3 天内食用完毕。\n',
+    );
+    const knowledge = await open();
+    await knowledge.ingest([join(directory, 'knowledge')], { baseDirectory: directory });
+    const one = await knowledge.search('FM-DRY-0107 开封后多久要喝完', { topK: 1 });
+    expect(one.hits[0]?.text).toBe('开封后请在 48 小时内饮用。');
+    const two = await knowledge.search('FM-DRY-0107 和 FM-BAK-0201 开封后各能放多久', { topK: 4 });
+    const firstTwo = two.hits.slice(0, 2).map((hit) => hit.text);
+    expect(firstTwo).toContain('开封后请在 48 小时内饮用。');
+    expect(firstTwo).toContain('开封后请在 3 天内食用完毕。');
+  });
+});
+
 describe('an English question', () => {
   it("meets Chinese clauses through CC-CEDICT's glosses of the knowledge base's own words", async () => {
     write(

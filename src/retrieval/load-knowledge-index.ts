@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { documentsNamedBy } from './document-names.ts';
 import type { Embedder } from './embedder.ts';
 import { EnglishLexicon, readCedictEntries } from './english-lexicon.ts';
 import { HomophoneCorrector } from './homophone-correction.ts';
@@ -38,6 +39,8 @@ export interface IndexBuildReport {
 export interface LoadedIndex {
   chunks: StoredChunk[];
   documents: Map<string, StoredDocument>;
+  /** Identifier → the documents it names in their title or file name (`document-names.ts`). */
+  namedBy: Map<string, Set<string>>;
   words: InvertedIndex;
   ngrams: InvertedIndex;
   homophones: HomophoneCorrector;
@@ -92,6 +95,7 @@ export async function loadKnowledgeIndex(options: KnowledgeIndexOptions): Promis
   return {
     chunks,
     documents,
+    namedBy: documentsNamedBy(documents.values()),
     homophones: new HomophoneCorrector(ngrams.terms()),
     words,
     ngrams,
