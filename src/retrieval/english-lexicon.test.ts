@@ -13,6 +13,15 @@ describe('English words', () => {
     expect(['change', 'changed', 'changing'].map(stemEnglish)).toEqual(['chang', 'chang', 'chang']);
     expect(['shipping', 'ship', 'ships'].map(stemEnglish)).toEqual(['ship', 'ship', 'ship']);
     expect(stemEnglish('deliveries')).toBe('delivery');
+    // Short words keep their ends: red is not r, used is not us.
+    expect(['red', 'bed', 'ring', 'used', 'need', 'bus'].map(stemEnglish)).toEqual([
+      'red',
+      'bed',
+      'ring',
+      'used',
+      'need',
+      'bus',
+    ]);
   });
 
   it('keeps content words, without stop words or identifiers', () => {
@@ -52,9 +61,22 @@ describe('EnglishLexicon', () => {
     expect(lexicon.translate('tiger')).toEqual([]);
   });
 
-  it('prefers a word whose gloss is the English word itself over one that only uses it', () => {
-    // "deliver" → 配送 (glossed "to deliver"), not 货到付款 ("cash on delivery": three content words).
-    expect(lexicon.translate('Do you deliver?')).toEqual(['配送']);
+  it('prefers a one-word gloss to a two-word one, then the word more clauses hold, and ignores longer glosses', () => {
+    const delivery = EnglishLexicon.fromGlosses(
+      [
+        ['货到付款', ['cash on delivery']],
+        ['送货', ['goods delivery']],
+        ['配送', ['delivery']],
+        ['派送', ['delivery']],
+        ['签收', ['to sign to acknowledge receipt of a delivery']],
+      ],
+      (word) => ({ 货到付款: 9, 送货: 8, 配送: 2, 派送: 5, 签收: 9 })[word] ?? 0,
+    );
+    // One-word glosses first (派送 is in more clauses than 配送), two at most.
+    expect(delivery.translate('delivery')).toEqual(['派送', '配送']);
+    // A two-word gloss translates when nothing shorter does; a longer one never.
+    expect(delivery.translate('goods')).toEqual(['送货']);
+    expect(delivery.translate('receipt')).toEqual([]);
     expect(lexicon.translate('substitute')).toEqual(['替换']);
   });
 

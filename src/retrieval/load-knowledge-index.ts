@@ -50,8 +50,10 @@ export interface LoadedIndex {
   vectors: VectorIndex | undefined;
   passages: PassageIndex;
   /**
-   * English to this knowledge base's Chinese words, built on first use: the first English question
-   * pays for reading CC-CEDICT (about 0.3 s), a Chinese-only deployment never does.
+   * English to this knowledge base's Chinese words, built on first use: the first question with a
+   * Latin word of two letters or more (English, or a name like Apple Watch) pays for reading
+   * CC-CEDICT (0.3 to 1 s, during which this process serves nothing else); a deployment whose
+   * questions have none never does. Built again after an ingest, with the new vocabulary.
    */
   englishLexicon: () => EnglishLexicon;
   /** Settles when the vector lane's graph is attached or built (and stored), or needs none. */
@@ -119,17 +121,25 @@ function lazyEnglishLexicon(
   onNotice: ((message: string) => void) | undefined,
 ): () => EnglishLexicon {
   let lexicon: EnglishLexicon | undefined;
+  const notice = onNotice ?? ((message: string) => process.stderr.write(`${message}\n`));
   return () => {
-    if (lexicon === undefined) {
+    if (lexicon !== undefined) return lexicon;
+    // Built once per loaded index, also when it fails: a broken dictionary must not cost every
+    // English question another read, nor fail the search.
+    lexicon = EnglishLexicon.empty();
+    try {
       const entries = readCedictEntries();
       if (entries === undefined) {
-        (onNotice ?? ((message) => process.stderr.write(`${message}\n`)))(
+        notice(
           'runstream: the cc-cedict package is not installed; English questions are matched through the glossary only',
         );
+      } else {
+        lexicon = EnglishLexicon.fromGlosses(entries, (word) => words.documentFrequency(word));
       }
-      lexicon = entries
-        ? EnglishLexicon.fromGlosses(entries, (word) => words.documentFrequency(word))
-        : EnglishLexicon.empty();
+    } catch (error) {
+      notice(
+        `runstream: CC-CEDICT could not be read (${(error as Error).message}); English questions are matched through the glossary only`,
+      );
     }
     return lexicon;
   };
