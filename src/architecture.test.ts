@@ -38,6 +38,19 @@ const ALLOWED_IMPORTS: Record<string, readonly string[]> = {
     'domains',
   ],
   web: ['shared', 'protocol', 'client'],
+  // The fault campaigns (issue #13 §2): tests only, driving the whole product from outside.
+  faults: [
+    'shared',
+    'protocol',
+    'client',
+    'server',
+    'runtime',
+    'models',
+    'retrieval',
+    'store',
+    'bus',
+    'domains',
+  ],
 };
 
 /** Layers whose production code must run in a browser unchanged. */
