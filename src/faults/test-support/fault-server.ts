@@ -33,6 +33,8 @@ export interface FaultServerOptions {
   directory?: string;
   /** Applied to the server's connection right after it is opened (e.g. a short busy timeout). */
   configure?: (database: Database) => void;
+  /** The user and token of a server this one restarts (same file). */
+  user?: { id: string; token: string };
 }
 
 export interface PersistenceError {
@@ -54,6 +56,11 @@ export interface FaultServer {
   logLines: Record<string, unknown>[];
   api(path: string, init?: RequestInit): Promise<Response>;
   newConversation(): Promise<string>;
+  /**
+   * Stop this server (its runs end as a shutdown ends them) and start another on the same file with
+   * the same model, tools and user, as a restart does; the new one owns the folder from then on.
+   */
+  restart(): Promise<FaultServer>;
   close(): Promise<void>;
 }
 
@@ -64,8 +71,8 @@ export async function startFaultServer(options: FaultServerOptions): Promise<Fau
   const database = openDatabase(databasePath);
   options.configure?.(database);
   const store = new SqliteRunStore(database);
-  const user = await store.createUser('shopper');
-  const token = await store.issueToken(user.id);
+  const user = options.user ?? (await store.createUser('shopper'));
+  const token = options.user?.token ?? (await store.issueToken(user.id));
   const persistenceErrors: PersistenceError[] = [];
   const logLines: Record<string, unknown>[] = [];
   const runs = new RunManager({
@@ -101,15 +108,28 @@ export async function startFaultServer(options: FaultServerOptions): Promise<Fau
       if (response.status !== 201) throw new Error(`POST /v1/conversations answered ${response.status}`);
       return ((await response.json()) as { id: string }).id;
     },
+    async restart() {
+      await stop();
+      const next = await startFaultServer({ ...options, directory, user: { id: user.id, token } });
+      return ownDirectory ? { ...next, close: () => next.close().finally(removeDirectory) } : next;
+    },
     async close() {
-      await runs.close();
-      // Streams a fault left hanging must not hold the close.
-      (server as Server).closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-      database.close();
-      if (ownDirectory) rmSync(directory, { recursive: true, force: true });
+      await stop();
+      if (ownDirectory) removeDirectory();
     },
   };
+
+  async function stop(): Promise<void> {
+    await runs.close();
+    // Streams a fault left hanging must not hold the close.
+    (server as Server).closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    database.close();
+  }
+
+  function removeDirectory(): void {
+    rmSync(directory, { recursive: true, force: true });
+  }
 }
 
 /** What one streamed request brought: its HTTP status and every event it carried, in order. */
@@ -137,14 +157,17 @@ export async function readStream(response: Response): Promise<Streamed> {
   }
 }
 
+/** `POST /v1/conversations/{id}/messages`: the response once its headers are in (the run started). */
+export function postMessage(server: FaultServer, conversationId: string, text: string): Promise<Response> {
+  return server.api(`/v1/conversations/${conversationId}/messages`, {
+    method: 'POST',
+    body: JSON.stringify({ text }),
+  });
+}
+
 /** `POST /v1/conversations/{id}/messages` and its stream, read to the end. */
 export async function sendMessage(server: FaultServer, conversationId: string, text: string) {
-  return readStream(
-    await server.api(`/v1/conversations/${conversationId}/messages`, {
-      method: 'POST',
-      body: JSON.stringify({ text }),
-    }),
-  );
+  return readStream(await postMessage(server, conversationId, text));
 }
 
 /** The run's `run.finished` event on a stream, if it has one. */
