@@ -8,6 +8,7 @@ import { RunCancelled } from './run-cancelled.ts';
 import { RunLog } from './run-log.ts';
 import type { Skill } from './skill.ts';
 import { type AnyTool, type Tool, ToolError } from './tool.ts';
+import { MAX_TOOL_RESULT_CHARS } from './tool-execution.ts';
 
 const context = { runId: 'run_1', conversationId: 'conv_1', userId: 'usr_1' };
 
@@ -369,6 +370,28 @@ describe('the agent loop', () => {
       status: 'failed',
       error: { code: 'tool_timeout' },
     });
+  });
+
+  it('fails a tool whose result is larger than a frame may carry, and tells the model', async () => {
+    const huge: Tool<Record<string, never>, unknown> = {
+      name: 'huge',
+      title: '返回很大的工具',
+      description: 'returns too much',
+      parameters: z.object({}),
+      effect: 'read',
+      execute: async () => ({ log: 'x'.repeat(MAX_TOOL_RESULT_CHARS) }),
+    };
+    const { log, model, start } = setUp([toolCallTurn([{ name: 'huge' }]), textTurn('结果太大了。')], [huge]);
+    expect(await start()).toEqual({ status: 'completed' });
+    expect(log.state.blocks[0]).toMatchObject({
+      kind: 'tool',
+      status: 'failed',
+      error: { code: 'tool_result_too_large' },
+    });
+    expect(log.state.blocks[0]).not.toHaveProperty('result');
+    const told = model.requests[1]?.messages.find((message) => message.role === 'tool')?.content ?? '';
+    expect(told.length).toBeLessThan(1000);
+    expect(JSON.parse(told)).toMatchObject({ error: { code: 'tool_result_too_large' } });
   });
 
   it('runs several tool calls of one turn, each its own block, in order', async () => {

@@ -97,9 +97,45 @@ describe('RunManager', () => {
       'decision_conflict',
     );
     expect(again.details).toMatchObject({ decision: { decision: 'approve' } });
+    // The call's row ends as its block did: not left `running` after its execution.
     expect(await store.listToolCalls(log.runId)).toMatchObject([
-      { toolCallId, decision: { decision: 'approve' } },
+      { toolCallId, status: 'done', result: { orderId: '88235' }, decision: { decision: 'approve' } },
     ]);
+  });
+
+  it('ends the rows of a rejected write and of an approved write that failed with their blocks', async () => {
+    const failing: Tool<{ orderId: string }, unknown> = {
+      ...cancelOrder,
+      name: 'refund_order',
+      async execute() {
+        throw new Error('支付网关拒绝退款');
+      },
+    };
+    const runs = new RunManager({
+      store,
+      model: new ScriptedChatModel([
+        toolCallTurn([
+          { name: 'cancel_order', arguments: { orderId: '88235' } },
+          { name: 'refund_order', arguments: { orderId: '88235' } },
+        ]),
+        textTurn('取消被拒绝，退款失败了。'),
+      ]),
+      tools: [cancelOrder, failing],
+      skills,
+      systemPrompt: '你是 NovaShop 客服。',
+    });
+    const log = await runs.startRun(userId, conversationId, '取消并退款');
+    await runs.settled(log.runId);
+    const [cancel, refund] = log.state.pause?.pending ?? [];
+    await runs.decide(userId, log.runId, cancel?.toolCallId ?? '', 'reject');
+    await runs.decide(userId, log.runId, refund?.toolCallId ?? '', 'approve');
+    await runs.settled(log.runId);
+    expect(log.state.status).toBe('completed');
+    expect(await store.listToolCalls(log.runId)).toMatchObject([
+      { name: 'cancel_order', status: 'rejected' },
+      { name: 'refund_order', status: 'failed', error: { code: 'tool_failed', message: '支付网关拒绝退款' } },
+    ]);
+    expect(executed).toEqual([]);
   });
 
   it('resumes a paused run after a restart, from the persisted checkpoint', async () => {

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryEventLog } from '../bus/index.ts';
 import { MemoryRunStore, type RunRecord } from '../store/index.ts';
 import { RunLog } from './run-log.ts';
-import { RunReplicas } from './run-replicas.ts';
+import { ENDING_NOT_SAVED_MESSAGE, RunReplicas } from './run-replicas.ts';
 
 let replicas: RunReplicas | undefined;
 
@@ -48,5 +48,42 @@ describe('RunReplicas', () => {
     expect(await replicas.get(record(third))).toBe(third);
     expect(await replicas.get(record(second))).toBe(second);
     expect(await replicas.get(record(first))).not.toBe(first);
+  });
+
+  it('ends a copy whose store has the run failed but not the message of its ending', async () => {
+    const store = new MemoryRunStore();
+    const user = await store.createUser('shopper');
+    const conversation = await store.createConversation(user.id, '退货');
+    const run = await store.createRun({
+      id: 'run_full',
+      conversationId: conversation.id,
+      messageId: 'msg_full',
+      userId: user.id,
+      status: 'running',
+      cancelReason: null,
+      lastSeq: 0,
+      leaseOwner: null,
+      leaseExpiresAt: null,
+    });
+    // The last write that fit: an answer still streaming. Then only the run's `failed` went in.
+    const behind = new RunLog(run.id);
+    behind.append({ type: 'run.started', conversationId: conversation.id, messageId: 'msg_full' });
+    behind.append({ type: 'block.started', blockId: 'b1', kind: 'answer' });
+    behind.append({ type: 'block.delta', blockId: 'b1', text: '七天无理由' });
+    await store.saveAssistantMessage(conversation.id, 'msg_full', run.id, behind.message());
+    const failed = await store.updateRun(run.id, { status: 'failed', lastSeq: 40 });
+    replicas = new RunReplicas({ store, eventLog: new MemoryEventLog() });
+    const copy = await replicas.get(failed);
+    expect(copy.finished).toBe(true);
+    expect(copy.state).toMatchObject({
+      status: 'failed',
+      error: { code: 'ending_not_saved', message: ENDING_NOT_SAVED_MESSAGE },
+    });
+    expect(copy.state.blocks.map((block) => `${block.kind}:${block.status}`)).toEqual([
+      'answer:interrupted',
+      'error:done',
+    ]);
+    expect(copy.state.blocks[0]).toMatchObject({ text: '七天无理由' });
+    expect(copy.state.anomalies).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 import { type EventLog, EventLogGap } from '../bus/index.ts';
 import type { Message } from '../protocol/index.ts';
-import type { RunRecord, RunStore } from '../store/index.ts';
+import type { RunRecord, RunStatus, RunStore } from '../store/index.ts';
+import { closeOpenBlocks } from './close-open-blocks.ts';
 import { RunLog } from './run-log.ts';
 
 export interface RunReplicasOptions {
@@ -124,6 +125,8 @@ export class RunReplicas {
         return undefined;
       });
       if (tail?.complete) for (const event of tail.events) log.ingest(event);
+      if (!log.finished && !log.paused && isEnded(run.status))
+        endBehindStore(log, run.status, run.cancelReason);
     }
     const replica = newReplica(log);
     this.#replicas.set(run.id, replica);
@@ -209,6 +212,37 @@ export class RunReplicas {
       this.#drop(runId, false);
     }
   }
+}
+
+/** What a copy of a run says when the store has the run ended but not the message of its ending. */
+export const ENDING_NOT_SAVED_MESSAGE = '本轮的结尾没能保存下来，以上是保存下来的部分。';
+
+type EndedStatus = Exclude<RunStatus, 'running' | 'paused'>;
+
+function isEnded(status: RunStatus): status is EndedStatus {
+  return status !== 'running' && status !== 'paused';
+}
+
+/**
+ * A store that refused a run's ending (a full disk) still took its `failed`, so the persisted message
+ * stops where the last write that fit left it, open blocks and `running` included. A copy built from
+ * it would keep its readers waiting for events that never come (the run's own log is gone after a
+ * restart or its keep time): it ends here, as the run record says, open blocks interrupted.
+ */
+function endBehindStore(log: RunLog, status: EndedStatus, cancelReason: string | null): void {
+  closeOpenBlocks(log, 'interrupted');
+  const blockId = `blk_not_saved_${log.lastSeq + 1}`;
+  log.append({ type: 'block.started', blockId, kind: 'error' });
+  log.append({ type: 'block.delta', blockId, text: ENDING_NOT_SAVED_MESSAGE });
+  log.append({ type: 'block.ended', blockId, endedAt: Date.now(), durationMs: 0, status: 'done' });
+  log.append({
+    type: 'run.finished',
+    status,
+    ...(status === 'failed'
+      ? { error: { code: 'ending_not_saved', message: ENDING_NOT_SAVED_MESSAGE } }
+      : {}),
+    ...(status !== 'failed' && cancelReason ? { reason: cancelReason } : {}),
+  });
 }
 
 /** The events a copy holds in its ring. */

@@ -1,5 +1,5 @@
-import { toMessage } from '../protocol/index.ts';
-import type { RunPatch, RunStore } from '../store/index.ts';
+import { type ToolBlock, toMessage } from '../protocol/index.ts';
+import type { RunPatch, RunStore, ToolCallRecord } from '../store/index.ts';
 import type { RunOutcome } from './drive-run.ts';
 import type { RunLog } from './run-log.ts';
 import type { RunCheckpoint, StoredRunOptions } from './run-options.ts';
@@ -22,6 +22,7 @@ export async function saveStretchEnd(
   const { runId } = log;
   if (persistedThrough < log.lastSeq)
     await store.saveAssistantMessage(conversationId, log.state.messageId ?? '', runId, toMessage(log.state));
+  await endToolCallRows(store, log);
   if (outcome.status === 'paused') {
     const checkpoint: RunCheckpoint = { ...outcome.checkpoint, options: runOptions };
     await store.saveCheckpoint(runId, checkpoint);
@@ -63,4 +64,44 @@ export async function saveStretchEnd(
     leaseExpiresAt: null,
   });
   await store.saveCheckpoint(runId, null);
+}
+
+/** What a tool call's row says once its block has ended with this status. */
+const ENDED_CALL: Partial<Record<ToolBlock['status'], ToolCallRecord['status']>> = {
+  done: 'done',
+  failed: 'failed',
+  rejected: 'rejected',
+  cancelled: 'cancelled',
+  interrupted: 'failed',
+};
+
+/**
+ * Rows of write calls end as their blocks did. An approved write's row is marked `running` when its
+ * execution is claimed and a rejected one keeps `awaiting_confirmation`; nothing else writes them,
+ * so without this the store would show a call that failed or finished long ago as still running.
+ */
+async function endToolCallRows(store: RunStore, log: RunLog): Promise<void> {
+  // Only writes (behind a card) have rows that their execution leaves open.
+  if (!log.state.blocks.some((block) => block.kind === 'confirm')) return;
+  const blocks = new Map<string, ToolBlock>();
+  for (const block of log.state.blocks) if (block.kind === 'tool') blocks.set(block.toolCallId, block);
+  for (const record of await store.listToolCalls(log.runId)) {
+    if (record.status !== 'running' && record.status !== 'awaiting_confirmation') continue;
+    const block = blocks.get(record.toolCallId);
+    if (block === undefined || block.endedAt === null) continue;
+    const status = ENDED_CALL[block.status];
+    if (status === undefined) continue;
+    const { createdAt: _createdAt, updatedAt: _updatedAt, hostResult: _hostResult, ...rest } = record;
+    const error =
+      block.error ??
+      (block.status === 'interrupted'
+        ? { code: 'interrupted', message: 'the run was interrupted while the call was open' }
+        : undefined);
+    await store.saveToolCall({
+      ...rest,
+      status,
+      ...(block.result !== undefined ? { result: block.result } : {}),
+      ...(error !== undefined ? { error } : {}),
+    });
+  }
 }

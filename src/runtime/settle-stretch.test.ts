@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryRunStore } from '../store/index.ts';
+import { MemoryRunStore, type RunPatch, type RunRecord } from '../store/index.ts';
 import { RunLog } from './run-log.ts';
-import { STRETCH_END_ATTEMPTS, settleStretch } from './settle-stretch.ts';
+import { GIVE_UP_ROUNDS, STRETCH_END_ATTEMPTS, settleStretch } from './settle-stretch.ts';
 
 async function finishedRun(store: MemoryRunStore) {
   const user = await store.createUser('shopper');
@@ -40,6 +40,15 @@ async function settle(store: MemoryRunStore, options: Partial<Parameters<typeof 
   return { finished, log };
 }
 
+/** A store that refuses every run write while `down` (a lock another process holds, an outage). */
+class LockedStore extends MemoryRunStore {
+  down = false;
+  override async updateRun(id: string, patch: RunPatch): Promise<RunRecord> {
+    if (this.down) throw Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
+    return super.updateRun(id, patch);
+  }
+}
+
 describe('settleStretch', () => {
   it('writes nothing for a run another instance took over', async () => {
     const store = new MemoryRunStore();
@@ -76,5 +85,44 @@ describe('settleStretch', () => {
       lastSeq: log.lastSeq,
       leaseOwner: null,
     });
+  });
+
+  it('when the store refuses even the failed, offers it the whole ending again once it is back', async () => {
+    const store = new LockedStore();
+    const errors: unknown[] = [];
+    let waits = 0;
+    store.down = true;
+    const { finished, log } = await settle(store, {
+      finishRun: (patch) => store.updateRun('run_1', patch).then(() => undefined),
+      onError: (_runId, error) => errors.push(error),
+      backoffMs: () => {
+        waits += 1;
+        // Released during the third wait after giving up: the ending lands, not `failed`.
+        if (waits === STRETCH_END_ATTEMPTS - 1 + 3) store.down = false;
+        return 0;
+      },
+    });
+    expect(finished).toBe(true);
+    expect(await store.getRun('run_1')).toMatchObject({ status: 'completed', lastSeq: log.lastSeq });
+    expect(errors).toHaveLength(STRETCH_END_ATTEMPTS);
+  });
+
+  it('gives up after its rounds when the store never takes a write, and says so', async () => {
+    const store = new LockedStore();
+    const errors: unknown[] = [];
+    let waits = 0;
+    store.down = true;
+    const { finished } = await settle(store, {
+      finishRun: (patch) => store.updateRun('run_1', patch).then(() => undefined),
+      onError: (_runId, error) => errors.push(error),
+      backoffMs: () => {
+        waits += 1;
+        return 0;
+      },
+    });
+    expect(finished).toBe(true);
+    expect(waits).toBe(STRETCH_END_ATTEMPTS - 1 + GIVE_UP_ROUNDS);
+    expect(errors).toHaveLength(STRETCH_END_ATTEMPTS + 1);
+    expect((await store.getRun('run_1'))?.status).toBe('running');
   });
 });

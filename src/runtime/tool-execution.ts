@@ -8,6 +8,14 @@ import { type AnyTool, type ToolContext, ToolError } from './tool.ts';
 import { type ArgsValidation, applyToolPolicies } from './tool-policy.ts';
 
 const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
+/**
+ * The largest result a tool may return, in characters of its JSON. A result goes onto one event
+ * and into the model's transcript: 10 MB on one event is past the 8 MiB an SSE frame may have in
+ * the protocol's own decoder, so every reader of the run (the page, the SDK, replays) would fail on
+ * it, and no model reads that much anyway. Host tool results are held to the same size by the body
+ * limit of their submission (1 MiB).
+ */
+export const MAX_TOOL_RESULT_CHARS = 1024 * 1024;
 
 type ValidateArgs = (args: unknown) => ArgsValidation;
 /** The arguments a call goes on with, or the tool message of its failure. */
@@ -130,11 +138,20 @@ export class ToolExecution {
         tool.execute(args, this.toolContext(toolCallId, toolSignal)),
         toolSignal,
       );
+      const content = JSON.stringify(result ?? null) ?? 'null';
+      if (content.length > MAX_TOOL_RESULT_CHARS)
+        return this.fail(
+          toolCallId,
+          blockId,
+          'tool_result_too_large',
+          `工具返回的结果过大（${content.length} 字符，上限 ${MAX_TOOL_RESULT_CHARS}），已丢弃`,
+          performance.now() - started,
+        );
       this.showResult(toolCallId, blockId, result ?? null);
       const durationMs = performance.now() - started;
       this.#blocks.endBlock(blockId, undefined, durationMs);
       this.#calls.audit(toolCallId, 'done', { durationMs });
-      return JSON.stringify(result ?? null);
+      return content;
     } catch (error) {
       if (signal.aborted) throw signal.reason;
       const timedOut = timeout.aborted;

@@ -44,6 +44,10 @@ export interface Tool<Args = unknown, Result = unknown> {
   requiresSkill?: string;
   /** Write tools: what to show on the card; may look things up (the order's item) and may refuse. */
   confirm?(args: Args, context: ToolContext): Promise<ConfirmationRequest>;
+  /**
+   * Run the call. Its result, as JSON, may have at most `MAX_TOOL_RESULT_CHARS` (1 MiB) characters;
+   * a larger one fails the call as `tool_result_too_large`.
+   */
   execute(args: Args, context: ToolContext): Promise<Result>;
 }
 
