@@ -38,6 +38,19 @@ const ALLOWED_IMPORTS: Record<string, readonly string[]> = {
     'domains',
   ],
   web: ['shared', 'protocol', 'client'],
+  // Fault campaigns: test files only, which drive a whole server from outside through any layer.
+  faults: [
+    'shared',
+    'protocol',
+    'client',
+    'server',
+    'runtime',
+    'models',
+    'retrieval',
+    'store',
+    'bus',
+    'domains',
+  ],
 };
 
 /** Layers whose production code must run in a browser unchanged. */
