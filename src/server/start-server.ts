@@ -108,6 +108,7 @@ async function start(
     ...(shared !== undefined ? { orders: shared.orders } : {}),
     knowledge,
     modelDelayMs: Number(env.RUNSTREAM_DEMO_DELAY_MS ?? 30),
+    toolDelayMs: Number(env.RUNSTREAM_DEMO_TOOL_DELAY_MS ?? 0),
   });
 
   const demoUser =

@@ -56,6 +56,8 @@ export interface NovaShopDomainOptions {
   knowledge: KnowledgeSearch;
   /** Pause before each part the demo model streams. Default 0. */
   modelDelayMs?: number;
+  /** Latency of each tool call, half before its work and half after (see `NovaShopToolsOptions`). Default 0. */
+  toolDelayMs?: number;
 }
 
 export interface NovaShopDomain {
@@ -76,7 +78,11 @@ export function createNovaShopDomain(options: NovaShopDomainOptions): NovaShopDo
   const local = shared === undefined ? new SqliteOrderRepository(options.database) : undefined;
   const orders: OrderRepository = shared ?? (local as SqliteOrderRepository);
   return {
-    tools: createNovaShopTools({ orders, knowledge: options.knowledge }),
+    tools: createNovaShopTools({
+      orders,
+      knowledge: options.knowledge,
+      ...(options.toolDelayMs === undefined ? {} : { delayMs: options.toolDelayMs }),
+    }),
     skills: loadNovaShopSkills(),
     orders,
     model: new NovaShopDemoModel(options.modelDelayMs === undefined ? {} : { delayMs: options.modelDelayMs }),

@@ -4,9 +4,20 @@ import { startServer } from '../start-server.ts';
  * One server instance as its own process, for the multi-instance tests: configured entirely by
  * the environment (as `npm start` is), it prints `{url, token}` on its first stdout line and its
  * log lines on stderr, and shuts down cleanly on SIGTERM. `kill -9` is the crash.
+ *
+ * With `RUNSTREAM_TEST_STANDBY=1` it is a warm standby (`standbyServerProcess`): its modules are
+ * loaded, but it opens nothing (no database, no port) until a line arrives on stdin.
  */
+if (process.env.RUNSTREAM_TEST_STANDBY === '1') await waitForStart();
 const server = await startServer(process.env, (line) => process.stderr.write(`${JSON.stringify(line)}\n`));
 process.stdout.write(`${JSON.stringify({ url: server.url, token: server.demoToken })}\n`);
 process.once('SIGTERM', () => {
   void server.close().then(() => process.exit(0));
 });
+
+async function waitForStart(): Promise<void> {
+  // Leaving the loop destroys stdin, so it keeps nothing alive afterwards.
+  for await (const _line of process.stdin) return;
+  // stdin closed without a start: whoever kept this standby is gone.
+  process.exit(0);
+}

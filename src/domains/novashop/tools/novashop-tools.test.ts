@@ -296,4 +296,29 @@ describe('createNovaShopTools', () => {
       ['search_knowledge', 'read', undefined],
     ]);
   });
+
+  it('with delayMs answers that much later, its work half way through, and honours the signal while waiting', async () => {
+    const [, cancel] = createNovaShopTools({
+      orders: shop.orders,
+      knowledge: { search: async () => ({ hits: [], lowEvidence: true }) },
+      delayMs: 200,
+    });
+    const started = performance.now();
+    const cancelling = cancel?.execute({ orderId: '88235' }, context);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    // Half way: the write is done, its answer is still on its way back.
+    expect((await shop.orders.getOrder(DEMO_USER, '88235'))?.status).toBe('已取消');
+    await expect(cancelling).resolves.toMatchObject({ orderId: '88235', status: '已取消' });
+    expect(performance.now() - started).toBeGreaterThanOrEqual(195);
+
+    const stop = new AbortController();
+    const [query] = createNovaShopTools({
+      orders: shop.orders,
+      knowledge: { search: async () => ({ hits: [], lowEvidence: true }) },
+      delayMs: 10_000,
+    });
+    const querying = query?.execute({}, { ...context, signal: stop.signal });
+    stop.abort(new Error('stopped'));
+    await expect(querying).rejects.toThrow('stopped');
+  });
 });
