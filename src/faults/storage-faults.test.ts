@@ -139,7 +139,7 @@ async function expectConversationFree(server: FaultServer, conversationId: strin
 describe('SQLITE_BUSY: a second connection holds the write lock', () => {
   const answer = '七天无理由退货：商品完好、配件齐全即可申请，运费由买家承担。';
 
-  it('when a message is sent: refused with 500 in the wire error shape and logged, nothing left running', async () => {
+  it('when a message is sent: refused with 503 and Retry-After in the wire error shape and logged, nothing left running', async () => {
     const server = await startFaultServer({
       model: answeringModel(answer, 2, 0),
       configure: (database) => database.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`),
@@ -151,7 +151,7 @@ describe('SQLITE_BUSY: a second connection holds the write lock', () => {
       const refused = await Promise.all(
         conversations.map(async (conversationId) => {
           const response = await postMessage(server, conversationId, '退货政策是什么？');
-          return `${response.status} ${JSON.stringify(await response.json())}`;
+          return `${response.status} ${response.headers.get('retry-after')} ${JSON.stringify(await response.json())}`;
         }),
       );
       locker.exec('COMMIT');
@@ -162,7 +162,8 @@ describe('SQLITE_BUSY: a second connection holds the write lock', () => {
           .join(', ')}`,
       );
       expect(counts).toEqual({
-        '500 {"error":{"code":"internal_error","message":"something went wrong on our side"}}': RUNS,
+        '503 1 {"error":{"code":"store_unavailable","message":"the store cannot take this now (busy or full); nothing was saved, try again shortly"}}':
+          RUNS,
       });
       // The person gets no detail of the server's insides; the log has the engine's own words.
       expect(server.logLines.filter((line) => line.level === 'error').map((line) => line.message)).toEqual(
@@ -273,6 +274,13 @@ describe('SQLITE_FULL', () => {
         expect(seen.blocks.every(isFinalBlock)).toBe(true);
         expect(seen.blocks.at(-1)).toMatchObject({ kind: 'error', text: ENDING_NOT_SAVED_MESSAGE });
         expect(followed.events.at(-1)?.type).toBe('done');
+      }
+      // The conversation shows each such message ended as its run did, not running.
+      for (const { runId, conversationId } of runs) {
+        const view = (await (await server.api(`/v1/conversations/${conversationId}`)).json()) as {
+          messages: { runId?: string; status: string }[];
+        };
+        expect(view.messages.find((message) => message.runId === runId)?.status).toBe('failed');
       }
       await expectConversationFree(server, runs[0]?.conversationId ?? '');
     } finally {

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { wireError } from '../protocol/index.ts';
 import type { KnowledgeSources } from '../retrieval/index.ts';
 import type { RunManager, ToolAuditLog } from '../runtime/index.ts';
-import type { ResponseRecords, RunStore, StoredMessage, User } from '../store/index.ts';
+import type { ResponseRecords, RunStatus, RunStore, StoredMessage, User } from '../store/index.ts';
 import { HttpError, toHttpError } from './http-error.ts';
 import { bodyOf, nodeResponseOf } from './node-response-of.ts';
 import { readJsonBody } from './read-json-body.ts';
@@ -77,8 +77,12 @@ export function createApp(options: AppOptions): Hono<Env> {
 
   app.onError((error, context) => {
     const http = toHttpError(error);
-    if (http)
+    if (http) {
+      // A 5xx the API documents (the store busy or full) is still the operator's business.
+      if (http.status >= 500)
+        options.log?.({ level: 'error', message: error instanceof Error ? error.message : String(error) });
       return context.json(wireError(http.code, http.message, http.details), http.status as 400, http.headers);
+    }
     options.log?.({ level: 'error', message: error instanceof Error ? error.message : String(error) });
     return context.json(wireError('internal_error', 'something went wrong on our side'), 500);
   });
@@ -140,11 +144,19 @@ export function createApp(options: AppOptions): Hono<Env> {
   app.get('/v1/conversations/:id', async (context) => {
     const conversation = await ownedConversation(store, context.get('user').id, context.req.param('id'));
     const messages = await store.listMessages(conversation.id);
+    // A message the store could not finish (its ending met a full disk) still says running; its run
+    // record says how it ended, and the page must not wait for it.
+    const endedRuns = new Map<string, RunStatus>();
+    for (const message of messages) {
+      if (message.role !== 'assistant' || !LIVE_MESSAGE.has(message.message.status)) continue;
+      const run = await store.getRun(message.runId);
+      if (run !== undefined && !LIVE_MESSAGE.has(run.status)) endedRuns.set(message.runId, run.status);
+    }
     return context.json({
       id: conversation.id,
       title: conversation.title,
       createdAt: conversation.createdAt,
-      messages: messages.map(toMessageView),
+      messages: messages.map((message) => toMessageView(message, endedRuns)),
     });
   });
 
@@ -263,7 +275,10 @@ async function ownedConversation(store: RunStore, userId: string, id: string) {
   return conversation;
 }
 
-function toMessageView(message: StoredMessage) {
+/** Statuses of a message or run that has not ended. */
+const LIVE_MESSAGE: ReadonlySet<string> = new Set(['idle', 'running', 'paused']);
+
+function toMessageView(message: StoredMessage, endedRuns: ReadonlyMap<string, RunStatus>) {
   if (message.role === 'user')
     return {
       id: message.id,
@@ -275,7 +290,7 @@ function toMessageView(message: StoredMessage) {
   return {
     id: message.id,
     role: 'assistant',
-    status: message.message.status,
+    status: endedRuns.get(message.runId) ?? message.message.status,
     runId: message.runId,
     lastSeq: message.message.lastSeq,
     blocks: message.message.blocks,

@@ -53,5 +53,23 @@ export function toHttpError(error: unknown): HttpError | undefined {
     if (error.code === 'active_run_exists')
       return new HttpError(409, 'run_in_progress', '上一轮回答还在进行中，请稍候或先停止它');
   }
+  if (isStoreUnavailable(error))
+    return new HttpError(
+      503,
+      'store_unavailable',
+      'the store cannot take this now (busy or full); nothing was saved, try again shortly',
+      {},
+      { 'retry-after': '1' },
+    );
   return undefined;
+}
+
+/**
+ * SQLite refusing a write it may take later: another connection holds the lock past the busy
+ * timeout, or the disk is full or failing. Nothing of the request was saved, so the client may retry:
+ * a 503 with `Retry-After`, not a 500 that says the server is broken.
+ */
+function isStoreUnavailable(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^SQLITE_(BUSY|LOCKED|FULL|IOERR)/.test(code);
 }
