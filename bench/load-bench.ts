@@ -139,14 +139,20 @@ function line(label: string, value: ServerStats, idle: ServerStats): string {
   );
 }
 
+/** The server idle once it has settled after start-up: the baseline each phase is printed against. */
+async function idleBaseline(server: ServerProcess): Promise<ServerStats> {
+  await sleep(2000);
+  await stats(server);
+  await sleep(3000);
+  const idle = await stats(server);
+  console.log(line('idle (baseline)', idle, idle));
+  return idle;
+}
+
 async function concurrentRuns(): Promise<void> {
   const server = await startServer(30);
   try {
-    await sleep(2000);
-    await stats(server);
-    await sleep(3000);
-    const idle = await stats(server);
-    console.log(line('idle (baseline)', idle, idle));
+    const idle = await idleBaseline(server);
     const conversations = await inBatches(RUNS, 100, () => newConversation(server));
     const started = performance.now();
     const { result: outcomes, peak } = await underLoad(server, () =>
@@ -181,11 +187,7 @@ async function openStreams(): Promise<void> {
   // Slow runs: each part waits 500 ms, so the runs stream for longer than the streams are held.
   const server = await startServer(500);
   try {
-    await sleep(2000);
-    await stats(server);
-    await sleep(3000);
-    const idle = await stats(server);
-    console.log(line('idle (baseline)', idle, idle));
+    const idle = await idleBaseline(server);
     const runIds: string[] = [];
     const starters: Promise<string>[] = [];
     for (let index = 0; index < SLOW_RUNS; index += 1) {
