@@ -1,6 +1,5 @@
 import type pg from 'pg';
 import type { Message } from '../../protocol/index.ts';
-import { generateApiToken, hashApiToken, tokenHashPrefixOf } from '../api-token.ts';
 import { createId } from '../ids.ts';
 import type {
   Conversation,
@@ -23,16 +22,12 @@ import {
   fromJson,
   type MessageRow,
   type RunRow,
-  type TokenRow,
   type ToolCallRow,
   toConversation,
   toJson,
   toRunRecord,
   toStoredMessage,
-  toTokenInfo,
   toToolCallRecord,
-  toUser,
-  type UserRow,
 } from '../run-store-rows.ts';
 import {
   activeRunExists,
@@ -44,6 +39,7 @@ import {
 import { migratePostgres } from './postgres-migrations.ts';
 import { FOREIGN_KEY_VIOLATION, inTransaction, isPostgresError, UNIQUE_VIOLATION } from './postgres-pool.ts';
 import { POSTGRES_RUN_STORE_SCHEMA } from './postgres-run-store-schema.ts';
+import { PostgresUsers } from './postgres-users.ts';
 
 const MESSAGE_COLUMNS = 'id, conversation_id, role, text, client_message_id, run_id, message, created_at';
 const RUN_COLUMNS =
@@ -76,11 +72,14 @@ export interface PostgresRunStoreOptions {
  */
 export class PostgresRunStore implements RunStore {
   readonly #pool: pg.Pool;
+  /** Users and their API tokens: the part of the store that authentication and `runstream users` use. */
+  readonly #users: PostgresUsers;
   readonly #now: () => number;
 
   private constructor(pool: pg.Pool, now: () => number) {
     this.#pool = pool;
     this.#now = now;
+    this.#users = new PostgresUsers(pool, now);
   }
 
   /** Migrates the tables (safe from several instances at once) and returns the store. */
@@ -90,83 +89,35 @@ export class PostgresRunStore implements RunStore {
   }
 
   async createUser(name: string, options: { id?: string } = {}): Promise<User> {
-    const user: User = { id: options.id ?? createId('usr'), name, createdAt: this.#now() };
-    const inserted = await this.#pool.query(
-      'INSERT INTO users (id, name, created_at) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING',
-      [user.id, name, user.createdAt],
-    );
-    if (inserted.rowCount === 0)
-      throw new RunStoreError('already_exists', `user ${user.id} already exists`, { existingId: user.id });
-    return user;
+    return this.#users.createUser(name, options);
   }
 
   async getUser(id: string): Promise<User | undefined> {
-    const row = await this.#one<UserRow>('SELECT id, name, created_at FROM users WHERE id = $1', [id]);
-    return row === undefined ? undefined : toUser(row);
+    return this.#users.getUser(id);
   }
 
   async issueToken(userId: string, label?: string): Promise<string> {
-    const token = generateApiToken();
-    await this.addToken(userId, token, label);
-    return token;
+    return this.#users.issueToken(userId, label);
   }
 
   async addToken(userId: string, token: string, label?: string): Promise<void> {
-    if (token.length === 0) throw new RunStoreError('invalid_argument', 'a token cannot be empty');
-    const tokenHash = hashApiToken(token);
-    if ((await this.getUser(userId)) === undefined) throw notFound('user', userId);
-    try {
-      const inserted = await this.#pool.query(
-        `INSERT INTO api_tokens (token_hash, user_id, label, created_at) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (token_hash) DO NOTHING`,
-        [tokenHash, userId, label ?? null, this.#now()],
-      );
-      if (inserted.rowCount === 1) return;
-    } catch (error) {
-      if (isPostgresError(error, FOREIGN_KEY_VIOLATION)) throw notFound('user', userId);
-      throw error;
-    }
-    const owner = await this.#one<{ user_id: string }>(
-      'SELECT user_id FROM api_tokens WHERE token_hash = $1',
-      [tokenHash],
-    );
-    // The demo token is added again at every start-up: for its own user that is a no-op.
-    if (owner?.user_id !== userId)
-      throw new RunStoreError('already_exists', 'that token belongs to another user');
+    return this.#users.addToken(userId, token, label);
   }
 
   async findUserByToken(token: string): Promise<User | undefined> {
-    if (token.length === 0) return undefined;
-    const row = await this.#one<UserRow>(
-      `SELECT users.id, users.name, users.created_at FROM api_tokens
-       JOIN users ON users.id = api_tokens.user_id WHERE api_tokens.token_hash = $1`,
-      [hashApiToken(token)],
-    );
-    return row === undefined ? undefined : toUser(row);
+    return this.#users.findUserByToken(token);
   }
 
   async listUsers(): Promise<User[]> {
-    const { rows } = await this.#pool.query<UserRow>(
-      'SELECT id, name, created_at FROM users ORDER BY created_at, id',
-    );
-    return rows.map(toUser);
+    return this.#users.listUsers();
   }
 
   async listTokens(userId: string): Promise<TokenInfo[]> {
-    const { rows } = await this.#pool.query<TokenRow>(
-      'SELECT token_hash, user_id, label, created_at FROM api_tokens WHERE user_id = $1 ORDER BY created_at, token_hash',
-      [userId],
-    );
-    return rows.map(toTokenInfo);
+    return this.#users.listTokens(userId);
   }
 
   async revokeToken(tokenId: string): Promise<boolean> {
-    const prefix = tokenHashPrefixOf(tokenId);
-    if (prefix === undefined) return false;
-    const deleted = await this.#pool.query('DELETE FROM api_tokens WHERE substr(token_hash, 1, 16) = $1', [
-      prefix,
-    ]);
-    return (deleted.rowCount ?? 0) > 0;
+    return this.#users.revokeToken(tokenId);
   }
 
   async createConversation(userId: string, title: string): Promise<Conversation> {
