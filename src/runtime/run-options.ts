@@ -1,6 +1,9 @@
+import type { ToolCallFace } from '../store/index.ts';
 import { type AgentCheckpoint, LOAD_SKILL_TOOL } from './agent-loop.ts';
 import { type HostToolDefinition, HostToolDefinitionSchema, MAX_HOST_TOOLS } from './host-tool.ts';
 import { RunError } from './run-error.ts';
+
+const FACES: readonly ToolCallFace[] = ['chat', 'responses', 'ai-sdk', 'ag-ui'];
 
 /** How a run is started, beyond its message. */
 export interface RunOptions {
@@ -11,7 +14,7 @@ export interface RunOptions {
   /** The caller's trace id (1–200 characters): on `run.started`, tool contexts and audit entries. */
   traceId?: string;
   /** Which face started the run. Default `chat`. */
-  face?: 'chat' | 'responses';
+  face?: ToolCallFace;
 }
 
 /** The run's options as its checkpoint keeps them, so a resume (also after a restart) has them. */
@@ -19,7 +22,7 @@ export interface StoredRunOptions {
   hostTools: HostToolDefinition[];
   instructions?: string;
   traceId?: string;
-  face: 'chat' | 'responses';
+  face: ToolCallFace;
 }
 
 /** What is saved while a run is paused: where the agent stands, and how the run was started. */
@@ -68,8 +71,7 @@ export function checkRunOptions(options: RunOptions, serverToolNames: readonly s
     throw new RunError('invalid_request', 'instructions must be a string');
   if (traceId !== undefined && (typeof traceId !== 'string' || traceId.length < 1 || traceId.length > 200))
     throw new RunError('invalid_request', 'a trace id has 1 to 200 characters');
-  if (face !== 'chat' && face !== 'responses')
-    throw new RunError('invalid_request', 'face must be chat or responses');
+  if (!FACES.includes(face)) throw new RunError('invalid_request', `face must be one of ${FACES.join(', ')}`);
   return {
     hostTools: definitions,
     face,

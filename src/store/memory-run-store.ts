@@ -113,16 +113,24 @@ export class MemoryRunStore implements RunStore {
     return revoked;
   }
 
-  async createConversation(userId: string, title: string): Promise<Conversation> {
+  async createConversation(
+    userId: string,
+    title: string,
+    options: { id?: string } = {},
+  ): Promise<Conversation> {
     if (!this.#users.has(userId)) throw notFound('user', userId);
     const now = this.#now();
     const conversation: Conversation = {
-      id: createId('conv'),
+      id: options.id ?? createId('conv'),
       userId,
       title,
       createdAt: now,
       updatedAt: now,
     };
+    if (this.#conversations.has(conversation.id))
+      throw new RunStoreError('already_exists', `conversation ${conversation.id} already exists`, {
+        existingId: conversation.id,
+      });
     this.#conversations.set(conversation.id, conversation);
     return { ...conversation };
   }

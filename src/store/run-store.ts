@@ -150,7 +150,11 @@ export interface RunStore {
    */
   revokeToken(tokenId: string): Promise<boolean>;
 
-  createConversation(userId: string, title: string): Promise<Conversation>;
+  /**
+   * A new conversation. `id` is for callers that derive it from a key of their own (a dialect's
+   * thread id, see `src/server/dialect-conversation.ts`); a taken id is `already_exists`.
+   */
+  createConversation(userId: string, title: string, options?: { id?: string }): Promise<Conversation>;
   getConversation(id: string): Promise<Conversation | undefined>;
   listConversations(userId: string): Promise<Conversation[]>;
   renameConversation(id: string, title: string): Promise<void>;

@@ -155,10 +155,14 @@ export class SqliteRunStore implements RunStore {
     return changes > 0;
   }
 
-  async createConversation(userId: string, title: string): Promise<Conversation> {
+  async createConversation(
+    userId: string,
+    title: string,
+    options: { id?: string } = {},
+  ): Promise<Conversation> {
     const now = this.#now();
     const conversation: Conversation = {
-      id: createId('conv'),
+      id: options.id ?? createId('conv'),
       userId,
       title,
       createdAt: now,
@@ -166,6 +170,10 @@ export class SqliteRunStore implements RunStore {
     };
     this.#immediate(() => {
       this.#requireUser(userId);
+      if (this.#sql('SELECT 1 FROM conversations WHERE id = ?').get(conversation.id) !== undefined)
+        throw new RunStoreError('already_exists', `conversation ${conversation.id} already exists`, {
+          existingId: conversation.id,
+        });
       this.#sql(
         'INSERT INTO conversations (id, user_id, title, created_at, updated_at) VALUES (?, ?, ?, ?, ?)',
       ).run(conversation.id, userId, title, now, now);

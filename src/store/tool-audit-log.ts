@@ -5,8 +5,11 @@
  * deployment reads it per user, and per run.
  */
 
-/** Which face of the server started the run: the chat API or the responses API. */
-export type ToolCallFace = 'chat' | 'responses';
+/**
+ * Which face of the server started the run: the chat API, the Responses API, or one of the
+ * ecosystem's dialects (the AI SDK's UI message stream, AG-UI; docs/integrations.md).
+ */
+export type ToolCallFace = 'chat' | 'responses' | 'ai-sdk' | 'ag-ui';
 
 export interface ToolAuditEntry {
   /** When the outcome was known, epoch milliseconds. */

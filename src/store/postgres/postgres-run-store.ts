@@ -120,20 +120,28 @@ export class PostgresRunStore implements RunStore {
     return this.#users.revokeToken(tokenId);
   }
 
-  async createConversation(userId: string, title: string): Promise<Conversation> {
+  async createConversation(
+    userId: string,
+    title: string,
+    options: { id?: string } = {},
+  ): Promise<Conversation> {
     const now = this.#now();
     const conversation: Conversation = {
-      id: createId('conv'),
+      id: options.id ?? createId('conv'),
       userId,
       title,
       createdAt: now,
       updatedAt: now,
     };
     try {
-      await this.#pool.query(
-        'INSERT INTO conversations (id, user_id, title, created_at, updated_at) VALUES ($1, $2, $3, $4, $5)',
+      const inserted = await this.#pool.query(
+        'INSERT INTO conversations (id, user_id, title, created_at, updated_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING',
         [conversation.id, userId, title, now, now],
       );
+      if (inserted.rowCount === 0)
+        throw new RunStoreError('already_exists', `conversation ${conversation.id} already exists`, {
+          existingId: conversation.id,
+        });
     } catch (error) {
       if (isPostgresError(error, FOREIGN_KEY_VIOLATION)) throw notFound('user', userId);
       throw error;

@@ -226,6 +226,30 @@ function describeConversationConformance(get: () => RunStoreHarness): void {
       });
     });
 
+    it('creates a conversation with a caller-chosen id once; the id taken again is already_exists', async () => {
+      const { store } = get();
+      const ada = await store.createUser('Ada');
+      const bob = await store.createUser('Bob');
+      const chosen = await store.createConversation(ada.id, 'from a thread', { id: 'conv_thread_1' });
+      expect(chosen.id).toBe('conv_thread_1');
+      expect(await store.getConversation('conv_thread_1')).toMatchObject({
+        userId: ada.id,
+        title: 'from a thread',
+      });
+      await expectStoreError(
+        store.createConversation(ada.id, 'again', { id: 'conv_thread_1' }),
+        'already_exists',
+      );
+      await expectStoreError(
+        store.createConversation(bob.id, 'theirs', { id: 'conv_thread_1' }),
+        'already_exists',
+      );
+      expect(await store.getConversation('conv_thread_1')).toMatchObject({
+        userId: ada.id,
+        title: 'from a thread',
+      });
+    });
+
     it('answers undefined or not_found for unknown conversations and users', async () => {
       const { store } = get();
       expect(await store.getConversation('conv_nope')).toBeUndefined();
