@@ -1,6 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { Message } from '../protocol/index.ts';
-import { generateApiToken, hashApiToken, tokenHashPrefixOf } from './api-token.ts';
 import { createId } from './ids.ts';
 import type {
   Conversation,
@@ -23,16 +22,12 @@ import {
   fromJson,
   type MessageRow,
   type RunRow,
-  type TokenRow,
   type ToolCallRow,
   toConversation,
   toJson,
   toRunRecord,
   toStoredMessage,
-  toTokenInfo,
   toToolCallRecord,
-  toUser,
-  type UserRow,
 } from './run-store-rows.ts';
 import {
   activeRunExists,
@@ -53,6 +48,7 @@ import {
   UPSERT_TOOL_CALL,
 } from './sqlite-run-store-rows.ts';
 import { migrateRunStore } from './sqlite-run-store-schema.ts';
+import { SqliteUsers } from './sqlite-users.ts';
 
 export interface SqliteRunStoreOptions {
   /** The clock for `createdAt`/`updatedAt`, epoch milliseconds; tests pass a manual one. */
@@ -69,90 +65,50 @@ export class SqliteRunStore implements RunStore {
   readonly #database: Database;
   readonly #now: () => number;
   readonly #statements = new Map<string, Statement>();
+  readonly #users: SqliteUsers;
 
   constructor(database: Database, options: SqliteRunStoreOptions = {}) {
     this.#database = database;
     this.#now = options.now ?? Date.now;
     database.pragma('foreign_keys = ON');
     migrateRunStore(database);
+    this.#users = new SqliteUsers(
+      (source) => this.#sql(source),
+      (work) => this.#immediate(work),
+      this.#now,
+    );
   }
 
   async createUser(name: string, options: { id?: string } = {}): Promise<User> {
-    const user: User = { id: options.id ?? createId('usr'), name, createdAt: this.#now() };
-    this.#immediate(() => {
-      if (this.#sql('SELECT 1 FROM users WHERE id = ?').get(user.id) !== undefined)
-        throw new RunStoreError('already_exists', `user ${user.id} already exists`, { existingId: user.id });
-      this.#sql('INSERT INTO users (id, name, created_at) VALUES (?, ?, ?)').run(
-        user.id,
-        name,
-        user.createdAt,
-      );
-    });
-    return user;
+    return this.#users.createUser(name, options);
   }
 
   async getUser(id: string): Promise<User | undefined> {
-    const row = this.#sql('SELECT id, name, created_at FROM users WHERE id = ?').get(id) as
-      | UserRow
-      | undefined;
-    return row === undefined ? undefined : toUser(row);
+    return this.#users.getUser(id);
   }
 
   async issueToken(userId: string, label?: string): Promise<string> {
-    const token = generateApiToken();
-    await this.addToken(userId, token, label);
-    return token;
+    return this.#users.issueToken(userId, label);
   }
 
   async addToken(userId: string, token: string, label?: string): Promise<void> {
-    if (token.length === 0) throw new RunStoreError('invalid_argument', 'a token cannot be empty');
-    const tokenHash = hashApiToken(token);
-    this.#immediate(() => {
-      this.#requireUser(userId);
-      const owner = this.#sql('SELECT user_id FROM api_tokens WHERE token_hash = ?').get(tokenHash) as
-        | { user_id: string }
-        | undefined;
-      // The demo token is added again at every start-up: for its own user that is a no-op.
-      if (owner?.user_id === userId) return;
-      if (owner !== undefined)
-        throw new RunStoreError('already_exists', 'that token belongs to another user');
-      this.#sql('INSERT INTO api_tokens (token_hash, user_id, label, created_at) VALUES (?, ?, ?, ?)').run(
-        tokenHash,
-        userId,
-        label ?? null,
-        this.#now(),
-      );
-    });
+    return this.#users.addToken(userId, token, label);
   }
 
   async findUserByToken(token: string): Promise<User | undefined> {
-    if (token.length === 0) return undefined;
-    const row = this.#sql(
-      `SELECT users.id, users.name, users.created_at FROM api_tokens
-       JOIN users ON users.id = api_tokens.user_id WHERE api_tokens.token_hash = ?`,
-    ).get(hashApiToken(token)) as UserRow | undefined;
-    return row === undefined ? undefined : toUser(row);
+    return this.#users.findUserByToken(token);
   }
 
   async listUsers(): Promise<User[]> {
-    const rows = this.#sql(
-      'SELECT id, name, created_at FROM users ORDER BY created_at, id',
-    ).all() as UserRow[];
-    return rows.map(toUser);
+    return this.#users.listUsers();
   }
 
   async listTokens(userId: string): Promise<TokenInfo[]> {
-    const rows = this.#sql(
-      'SELECT token_hash, user_id, label, created_at FROM api_tokens WHERE user_id = ? ORDER BY created_at, token_hash',
-    ).all(userId) as TokenRow[];
-    return rows.map(toTokenInfo);
+    return this.#users.listTokens(userId);
   }
 
   async revokeToken(tokenId: string): Promise<boolean> {
-    const prefix = tokenHashPrefixOf(tokenId);
-    if (prefix === undefined) return false;
-    const { changes } = this.#sql('DELETE FROM api_tokens WHERE substr(token_hash, 1, 16) = ?').run(prefix);
-    return changes > 0;
+    return this.#users.revokeToken(tokenId);
   }
 
   async createConversation(
@@ -472,8 +428,7 @@ export class SqliteRunStore implements RunStore {
   }
 
   #requireUser(userId: string): void {
-    if (this.#sql('SELECT 1 FROM users WHERE id = ?').get(userId) === undefined)
-      throw notFound('user', userId);
+    this.#users.requireUser(userId);
   }
 
   #requireConversation(conversationId: string): Pick<ConversationRow, 'user_id'> {
