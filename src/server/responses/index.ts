@@ -2,6 +2,8 @@
 
 export * from './plain-responses-mapper.ts';
 export * from './plain-stream-response.ts';
+export * from './plain-stretch.ts';
+export * from './response-context.ts';
 export * from './response-object.ts';
 export * from './responses-event-mapper.ts';
 export * from './responses-mode.ts';

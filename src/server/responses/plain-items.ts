@@ -174,3 +174,21 @@ export function findBlock(state: MessageState, blockId: string): Block | undefin
     if ((blocks[index] as Block).blockId === blockId) return blocks[index];
   return undefined;
 }
+
+/** The events of a message item that arrives whole (an error notice), as OpenAI streams one. */
+export function wholeMessageEvents(
+  item: PlainOutputItem,
+  outputIndex: number,
+): [string, Record<string, unknown>][] {
+  const text = item.type === 'message' ? item.content.map((part) => part.text).join('') : '';
+  const at = { item_id: item.id, output_index: outputIndex, content_index: 0 };
+  const part = { type: 'output_text', text, annotations: [] };
+  return [
+    ['response.output_item.added', { output_index: outputIndex, item: { ...item, content: [] } }],
+    ['response.content_part.added', { ...at, part: { ...part, text: '' } }],
+    ['response.output_text.delta', { ...at, delta: text, logprobs: [] }],
+    ['response.output_text.done', { ...at, text, logprobs: [] }],
+    ['response.content_part.done', { ...at, part }],
+    ['response.output_item.done', { output_index: outputIndex, item }],
+  ];
+}

@@ -16,48 +16,16 @@ import {
   type PlainOutputItem,
   plainItemId,
   textItem,
+  wholeMessageEvents,
 } from './plain-items.ts';
 import {
-  buildResponseObject,
-  type ResponseContext,
-  type ResponseObject,
-  type ResponseUsage,
-  usageOf,
-} from './response-object.ts';
+  buildStretchResponse,
+  type Stretch,
+  type StretchStatus,
+  stretchResponseId,
+} from './plain-stretch.ts';
+import { type ResponseContext, type ResponseObject, type ResponseUsage, usageOf } from './response-object.ts';
 import type { ResponsesStreamEvent } from './responses-event-mapper.ts';
-
-/**
- * The id of a stretch's response in the plain shape: the run's id for its first stretch, and
- * `<runId>.<seq>` for the stretch a `run.resumed` at native seq `seq` began (stable across restarts,
- * since native seqs are).
- */
-export function stretchResponseId(runId: string, resumedSeq: number): string {
-  return resumedSeq === 0 ? runId : `${runId}.${resumedSeq}`;
-}
-
-/** The run and stretch a response id names (`resumedSeq` 0: the run's first stretch). */
-export function parseResponseId(id: string): { runId: string; resumedSeq: number } {
-  const match = /^(.+)\.(\d+)$/.exec(id);
-  if (match === null) return { runId: id, resumedSeq: 0 };
-  return { runId: match[1] as string, resumedSeq: Number(match[2]) };
-}
-
-/** One stretch of a run: from its start or a resume to the next pause or its end. */
-export interface Stretch {
-  id: string;
-  /** The native seq of the event that began it (`run.started`, `run.resumed`, `run.snapshot`). */
-  startSeq: number;
-  /** The native seq of the event that ended it (`run.paused`, `run.finished`), or `null` while open. */
-  endSeq: number | null;
-  previousId: string | null;
-  createdAt: number;
-  /** Block ids (or `call:<blockId>` for host calls) in output order. */
-  readonly items: string[];
-  /** The host calls the stretch's resume answered. */
-  readonly resumedCalls: string[];
-  /** The response as the stretch ended. */
-  final: ResponseObject | null;
-}
 
 /**
  * The plain (OpenAI-compatible) projection of a run's log: what a client that knows only OpenAI's
@@ -330,37 +298,9 @@ export class PlainResponsesMapper {
       emit('response.output_item.done', { output_index: outputIndex, item });
     } else if (block.kind === 'error') {
       // An error notice is a whole message, streamed as OpenAI streams one.
-      const item = textItem(this.#context.id, block);
       const outputIndex = this.#add(stretch, block.blockId);
-      const part = { type: 'output_text', text: block.text, annotations: [] };
-      emit('response.output_item.added', { output_index: outputIndex, item: { ...item, content: [] } });
-      emit('response.content_part.added', {
-        item_id: item.id,
-        output_index: outputIndex,
-        content_index: 0,
-        part: { ...part, text: '' },
-      });
-      emit('response.output_text.delta', {
-        item_id: item.id,
-        output_index: outputIndex,
-        content_index: 0,
-        delta: block.text,
-        logprobs: [],
-      });
-      emit('response.output_text.done', {
-        item_id: item.id,
-        output_index: outputIndex,
-        content_index: 0,
-        text: block.text,
-        logprobs: [],
-      });
-      emit('response.content_part.done', {
-        item_id: item.id,
-        output_index: outputIndex,
-        content_index: 0,
-        part,
-      });
-      emit('response.output_item.done', { output_index: outputIndex, item });
+      for (const [type, fields] of wholeMessageEvents(textItem(this.#context.id, block), outputIndex))
+        emit(type, fields);
     } else if (block.kind === 'tool' && !this.#hostToolNames.has(block.name)) {
       let outputIndex = this.#indexOf(stretch, block.blockId);
       const item = this.#mcpCall(block);
@@ -415,7 +355,7 @@ export class PlainResponsesMapper {
     stretch: Stretch,
     seq: number,
     type: string,
-    status: 'completed' | 'cancelled' | 'failed',
+    status: Exclude<StretchStatus, 'in_progress'>,
     emit: (type: string, fields?: Record<string, unknown>) => void,
   ) {
     stretch.endSeq = seq;
@@ -455,40 +395,9 @@ export class PlainResponsesMapper {
     return stretch === null ? undefined : this.#indexes.get(`${stretch.id} ${key}`);
   }
 
-  #build(stretch: Stretch, status: 'in_progress' | 'completed' | 'cancelled' | 'failed'): ResponseObject {
-    const output: PlainOutputItem[] = [];
-    for (const key of stretch.items) {
-      const isCall = key.startsWith('call:');
-      const block = findBlock(this.#state, isCall ? key.slice(5) : key);
-      if (block === undefined) continue;
-      const item =
-        isCall && block.kind === 'tool' ? functionCallItem(this.#context.id, block) : this.#itemOf(block);
-      if (item !== undefined) output.push(item);
-    }
-    const base = buildResponseObject(
-      this.#context,
-      this.#state,
-      status === 'in_progress' ? null : this.#usage,
+  #build(stretch: Stretch, status: StretchStatus): ResponseObject {
+    return buildStretchResponse(this.#context, this.#state, stretch, status, this.#usage, (block, isCall) =>
+      isCall && block.kind === 'tool' ? functionCallItem(this.#context.id, block) : this.#itemOf(block),
     );
-    return {
-      ...base,
-      id: stretch.id,
-      created_at: Math.floor(stretch.createdAt / 1000),
-      status,
-      error:
-        status === 'failed'
-          ? (this.#state.error ?? {
-              code: this.#state.status,
-              message: this.#state.finishReason ?? 'the run failed',
-            })
-          : null,
-      output: output as unknown as ResponseObject['output'],
-      output_text: output
-        .flatMap((item) => (item.type === 'message' ? item.content.map((part) => part.text) : []))
-        .join(''),
-      previous_response_id: stretch.previousId,
-      required_action: null,
-      cancel_reason: status === 'cancelled' ? this.#state.finishReason : null,
-    };
   }
 }

@@ -13,7 +13,8 @@ import {
   type StreamLogOptions,
   streamLog,
 } from '../stream-run.ts';
-import { PlainResponsesMapper, type Stretch } from './plain-responses-mapper.ts';
+import { PlainResponsesMapper } from './plain-responses-mapper.ts';
+import type { Stretch } from './plain-stretch.ts';
 import type { ResponseContext, ResponseObject } from './response-object.ts';
 import type { ResponsesStreamEvent } from './responses-event-mapper.ts';
 import { encodeResponsesEvent } from './stream-response.ts';
