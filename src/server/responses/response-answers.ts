@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { RunLog, RunManager } from '../../runtime/index.ts';
+import { RunError, type RunLog, type RunManager } from '../../runtime/index.ts';
 import type { ResponseRecord, RunStore, User } from '../../store/index.ts';
 import { HttpError } from '../http-error.ts';
 import type { StreamLogOptions } from '../stream-run.ts';
@@ -113,11 +113,12 @@ export function responseAnswers(options: ResponseAnswersOptions) {
           : { toolCallId: result.call_id, output: outputText(result.output ?? '') },
       ),
     );
-    if (!resumed && mode === 'plain') {
-      const callId = results.at(-1)?.call_id;
-      if (callId !== undefined) return answerDuplicate(user, mode, record, callId, stream, http);
-    }
-    return continuation(mode, record, log, before, resumed, stream, http);
+    if (mode === 'extension') return continuation(mode, record, log, before, resumed, stream, http);
+    // Plain: a concurrent request may have resumed it with the same outputs; otherwise they were
+    // all taken before (a retry): the response their first submission began is the answer.
+    if (resumed || resumedAfter(log, before))
+      return continuation(mode, record, log, before, true, stream, http);
+    return answerDuplicate(user, mode, record, results.at(-1)?.call_id ?? '', stream, http);
   }
 
   /** Decide on a response's pending confirmations (its `mcp_approval_request` items). */
@@ -129,18 +130,38 @@ export function responseAnswers(options: ResponseAnswersOptions) {
     stream: boolean,
     http: HttpContext,
   ): Promise<Response> {
+    if (mode === 'plain') {
+      // As with outputs: one request answers every approval request of the pause.
+      const decided = new Set(decisions.map((decision) => decision.toolCallId));
+      const waiting = (await store.listToolCalls(record.id)).filter(
+        (call) =>
+          call.effect === 'write' && call.status === 'awaiting_confirmation' && call.decision === null,
+      );
+      const missing = waiting.filter((call) => !decided.has(call.toolCallId));
+      if (missing.length > 0 && missing.length < waiting.length)
+        throw new HttpError(
+          400,
+          'invalid_request',
+          `no mcp_approval_response found for the approval of ${missing.map((call) => call.name).join(', ')}`,
+        );
+    }
     const before = (await runs.logOf(user.id, record.id)).lastSeq;
     let log: RunLog | undefined;
-    for (const decision of decisions)
-      log = await runs.decide(
-        user.id,
-        record.id,
-        decision.toolCallId,
-        decision.approve ? 'approve' : 'reject',
-      );
+    for (const decision of decisions) {
+      const wanted = decision.approve ? 'approve' : 'reject';
+      try {
+        log = await runs.decide(user.id, record.id, decision.toolCallId, wanted);
+      } catch (error) {
+        // The same decision again (a retried request): the response it began is the answer.
+        const first = (error as RunError).details?.decision as { decision?: string } | undefined;
+        const retried =
+          error instanceof RunError && error.code === 'decision_conflict' && first?.decision === wanted;
+        if (!retried || mode === 'extension') throw error;
+        return answerDuplicate(user, mode, record, decision.toolCallId, stream, http);
+      }
+    }
     const current = log ?? (await runs.logOf(user.id, record.id));
-    const resumed = current.lastSeq > before && !current.paused;
-    return continuation(mode, record, current, before, resumed, stream, http);
+    return continuation(mode, record, current, before, resumedAfter(current, before), stream, http);
   }
 
   /** The approvals of a request that names its response, as decisions on its confirmations. */
@@ -196,4 +217,11 @@ export function responseAnswers(options: ResponseAnswersOptions) {
   }
 
   return { submit, decideApprovals, approvalsOf, answerDuplicate };
+}
+
+/** Whether the run resumed after native seq `before` (it may have paused again since). */
+function resumedAfter(log: RunLog, before: number): boolean {
+  for (let seq = before + 1; seq <= log.lastSeq; seq += 1)
+    if (log.eventAt(seq)?.type === 'run.resumed') return true;
+  return false;
 }

@@ -244,3 +244,32 @@ describe('the plain shape: refresh, resume, cancel', () => {
     expect(await late.json()).toMatchObject({ error: { code: 'run_finished' } });
   });
 });
+
+describe('confirmations in the plain shape (the offline NovaShop model)', () => {
+  it('approves with an mcp_approval_response; a retry answers with the same response, another decision is 409', async () => {
+    let api: ResponsesApi;
+    ({ server, api } = await startResponsesServer());
+    plain = api.plainShape();
+    const waiting = await json(
+      await plain.create({ input: '我买的那块表还没发货的话，帮我取消吧，不想要了。' }),
+    );
+    const request = waiting.output.at(-1) as unknown as { type: string; id: string; name: string };
+    expect(request).toMatchObject({ type: 'mcp_approval_request', name: 'cancel_order' });
+    const approval = { type: 'mcp_approval_response', approval_request_id: request.id, approve: true };
+
+    const approved = await json(await plain.create({ input: [approval] }));
+    expect(approved).toMatchObject({ status: 'completed', previous_response_id: waiting.id });
+    expect(approved.output[0]).toMatchObject({ type: 'mcp_call', name: 'cancel_order', status: 'completed' });
+    expect(await json(await plain.create({ input: [approval] }))).toEqual(approved);
+
+    const rejected = await plain.create({ input: [{ ...approval, approve: false }] });
+    expect(rejected.status).toBe(409);
+    expect(await rejected.json()).toMatchObject({ error: { code: 'decision_conflict' } });
+
+    // Another user's approval id names nothing of theirs.
+    const intruder = plain.as(await addUser(server as TestServer, 'mallory'));
+    const theirs = await intruder.create({ input: [approval] });
+    expect(theirs.status).toBe(400);
+    expect(await theirs.json()).toMatchObject({ error: { code: 'invalid_request' } });
+  });
+});
