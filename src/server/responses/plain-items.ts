@@ -192,3 +192,42 @@ export function wholeMessageEvents(
     ['response.output_item.done', { output_index: outputIndex, item }],
   ];
 }
+
+/** The events that finish a streamed text item (its text arrived in deltas). */
+export function textDoneEvents(
+  item: PlainOutputItem,
+  outputIndex: number,
+): [string, Record<string, unknown>][] {
+  if (item.type !== 'message' && item.type !== 'reasoning') return [];
+  const text = item.content.map((part) => part.text).join('');
+  const at = { item_id: item.id, output_index: outputIndex, content_index: 0 };
+  const done: [string, Record<string, unknown>][] =
+    item.type === 'message'
+      ? [
+          ['response.output_text.done', { ...at, text, logprobs: [] }],
+          ['response.content_part.done', { ...at, part: { type: 'output_text', text, annotations: [] } }],
+        ]
+      : [
+          ['response.reasoning_text.done', { ...at, text }],
+          ['response.content_part.done', { ...at, part: { type: 'reasoning_text', text } }],
+        ];
+  return [...done, ['response.output_item.done', { output_index: outputIndex, item }]];
+}
+
+/** The events of a host call, sent whole once the run waits for it. */
+export function functionCallEvents(
+  item: PlainOutputItem,
+  outputIndex: number,
+): [string, Record<string, unknown>][] {
+  if (item.type !== 'function_call') return [];
+  const at = { item_id: item.id, output_index: outputIndex };
+  return [
+    [
+      'response.output_item.added',
+      { output_index: outputIndex, item: { ...item, arguments: '', status: 'in_progress' } },
+    ],
+    ['response.function_call_arguments.delta', { ...at, delta: item.arguments }],
+    ['response.function_call_arguments.done', { ...at, name: item.name, arguments: item.arguments }],
+    ['response.output_item.done', { output_index: outputIndex, item }],
+  ];
+}

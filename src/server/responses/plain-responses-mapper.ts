@@ -10,11 +10,13 @@ import {
 import {
   approvalRequestItem,
   findBlock,
+  functionCallEvents,
   functionCallItem,
   guardedCall,
   mcpCallItem,
   type PlainOutputItem,
   plainItemId,
+  textDoneEvents,
   textItem,
   wholeMessageEvents,
 } from './plain-items.ts';
@@ -25,7 +27,7 @@ import {
   stretchResponseId,
 } from './plain-stretch.ts';
 import { type ResponseContext, type ResponseObject, type ResponseUsage, usageOf } from './response-object.ts';
-import type { ResponsesStreamEvent } from './responses-event-mapper.ts';
+import type { DeltaTarget, ResponsesStreamEvent } from './responses-event-mapper.ts';
 
 /**
  * The plain (OpenAI-compatible) projection of a run's log: what a client that knows only OpenAI's
@@ -48,6 +50,8 @@ export class PlainResponsesMapper {
   #last: Stretch | null = null;
   /** Output index of each item key in its stretch. */
   readonly #indexes = new Map<string, number>();
+  /** Each text block's delta target, made at its first delta (`null`: its deltas have no event). */
+  readonly #deltaTargets = new Map<string, DeltaTarget | null>();
   /** Which stretch's resume answered each host call. */
   readonly #resumedBy = new Map<string, string>();
 
@@ -133,29 +137,11 @@ export class PlainResponsesMapper {
         break;
       }
       case 'block.delta': {
-        const outputIndex = this.#indexOf(stretch, event.blockId);
-        if (outputIndex === undefined) break;
-        const block = findBlock(this.#state, event.blockId);
-        const itemId = plainItemId(
-          this.#context.id,
-          event.blockId,
-          block?.kind === 'reasoning' ? 'reasoning' : 'answer',
-        );
-        if (block?.kind === 'answer')
-          emit('response.output_text.delta', {
-            item_id: itemId,
-            output_index: outputIndex,
-            content_index: 0,
-            delta: event.text,
-            logprobs: [],
-          });
-        else if (block?.kind === 'reasoning')
-          emit('response.reasoning_text.delta', {
-            item_id: itemId,
-            output_index: outputIndex,
-            content_index: 0,
-            delta: event.text,
-          });
+        const mapped = this.#deltaEvent(event, this.#sequence);
+        if (mapped !== undefined) {
+          out.push(mapped);
+          this.#sequence += 1;
+        }
         break;
       }
       case 'block.updated': {
@@ -199,6 +185,59 @@ export class PlainResponsesMapper {
       }
     }
     return out;
+  }
+
+  /**
+   * Take in a delta as `push` does, for a face that makes delta frames when read (most of a run): the
+   * sequence number its event was given (`deltaEvent` makes that event again), or `null` for none.
+   */
+  pushDelta(event: Extract<LoggedRunEvent, { type: 'block.delta' }>): number | null {
+    this.#state = reduceOwned(this.#state, event);
+    if (this.deltaTarget(event.blockId) === undefined) return null;
+    const sequence = this.#sequence;
+    this.#sequence += 1;
+    return sequence;
+  }
+
+  /** Where a text block's deltas go, fixed at its first delta (a text block lives in one stretch). */
+  deltaTarget(blockId: string): DeltaTarget | undefined {
+    const known = this.#deltaTargets.get(blockId);
+    if (known !== undefined) return known ?? undefined;
+    const outputIndex = this.#indexOf(this.#current, blockId);
+    const block = outputIndex === undefined ? undefined : findBlock(this.#state, blockId);
+    const target =
+      outputIndex !== undefined && (block?.kind === 'answer' || block?.kind === 'reasoning')
+        ? {
+            type:
+              block.kind === 'answer'
+                ? ('response.output_text.delta' as const)
+                : ('response.reasoning_text.delta' as const),
+            itemId: plainItemId(this.#context.id, blockId, block.kind),
+            outputIndex,
+          }
+        : null;
+    this.#deltaTargets.set(blockId, target);
+    return target ?? undefined;
+  }
+
+  /** The event of a delta taken in, with the sequence number it was given: the same every time. */
+  deltaEvent(
+    event: Extract<LoggedRunEvent, { type: 'block.delta' }>,
+    sequenceNumber: number,
+  ): ResponsesStreamEvent | undefined {
+    return this.#deltaEvent(event, sequenceNumber);
+  }
+
+  #deltaEvent(
+    event: Extract<LoggedRunEvent, { type: 'block.delta' }>,
+    sequence_number: number,
+  ): ResponsesStreamEvent | undefined {
+    const target = this.deltaTarget(event.blockId);
+    if (target === undefined) return undefined;
+    const { type, itemId: item_id, outputIndex: output_index } = target;
+    return type === 'response.output_text.delta'
+      ? { type, sequence_number, item_id, output_index, content_index: 0, delta: event.text, logprobs: [] }
+      : { type, sequence_number, item_id, output_index, content_index: 0, delta: event.text };
   }
 
   #begin(
@@ -266,36 +305,8 @@ export class PlainResponsesMapper {
     if (block.kind === 'answer' || block.kind === 'reasoning') {
       const outputIndex = this.#indexOf(stretch, block.blockId);
       if (outputIndex === undefined) return;
-      const item = textItem(this.#context.id, block);
-      if (block.kind === 'answer') {
-        emit('response.output_text.done', {
-          item_id: item.id,
-          output_index: outputIndex,
-          content_index: 0,
-          text: block.text,
-          logprobs: [],
-        });
-        emit('response.content_part.done', {
-          item_id: item.id,
-          output_index: outputIndex,
-          content_index: 0,
-          part: { type: 'output_text', text: block.text, annotations: [] },
-        });
-      } else {
-        emit('response.reasoning_text.done', {
-          item_id: item.id,
-          output_index: outputIndex,
-          content_index: 0,
-          text: block.text,
-        });
-        emit('response.content_part.done', {
-          item_id: item.id,
-          output_index: outputIndex,
-          content_index: 0,
-          part: { type: 'reasoning_text', text: block.text },
-        });
-      }
-      emit('response.output_item.done', { output_index: outputIndex, item });
+      for (const [type, fields] of textDoneEvents(textItem(this.#context.id, block), outputIndex))
+        emit(type, fields);
     } else if (block.kind === 'error') {
       // An error notice is a whole message, streamed as OpenAI streams one.
       const outputIndex = this.#add(stretch, block.blockId);
@@ -331,24 +342,9 @@ export class PlainResponsesMapper {
   ) {
     const key = `call:${block.blockId}`;
     if (this.#indexOf(stretch, key) !== undefined) return;
-    const item = functionCallItem(this.#context.id, block);
     const outputIndex = this.#add(stretch, key);
-    emit('response.output_item.added', {
-      output_index: outputIndex,
-      item: { ...item, arguments: '', status: 'in_progress' },
-    });
-    emit('response.function_call_arguments.delta', {
-      item_id: item.id,
-      output_index: outputIndex,
-      delta: item.type === 'function_call' ? item.arguments : '',
-    });
-    emit('response.function_call_arguments.done', {
-      item_id: item.id,
-      output_index: outputIndex,
-      name: block.name,
-      arguments: item.type === 'function_call' ? item.arguments : '',
-    });
-    emit('response.output_item.done', { output_index: outputIndex, item });
+    for (const [type, fields] of functionCallEvents(functionCallItem(this.#context.id, block), outputIndex))
+      emit(type, fields);
   }
 
   #end(

@@ -168,6 +168,11 @@ export function registerResponsesRoutes(app: Hono<Env>, options: ResponsesRoutes
     };
     const body = await readJsonBody(bodyOf(context), CreateResponseSchema, RESPONSES_MAX_BODY_BYTES);
     const stream = body.stream ?? false;
+    // Silently ignoring these would answer something else than asked.
+    if (body.conversation !== undefined && body.conversation !== null)
+      throw new HttpError(400, 'invalid_request', 'conversation is not supported; use previous_response_id');
+    if (body.background === true)
+      throw new HttpError(400, 'invalid_request', 'background is not supported; stream, or resume with GET');
     const history = readInputHistory(body.input);
 
     const previous = body.previous_response_id

@@ -119,6 +119,13 @@ describe('stateless input (plain shape)', () => {
     expect(system).toContain('read_file returned [call toolu_01]: Eggs.');
     expect(system).toContain('assistant: It says Eggs.');
     expect(system).not.toContain('and what else?');
+
+    // OpenAI fields we cannot honour are refused rather than ignored.
+    const conversation = await plain.create({ input: 'hi', conversation: 'conv_1' });
+    expect(conversation.status).toBe(400);
+    expect(await conversation.json()).toMatchObject({ error: { code: 'invalid_request' } });
+    expect((await plain.create({ input: 'hi', background: true })).status).toBe(400);
+    expect(model.requests).toHaveLength(1);
   });
 
   it("does not match another user's call id: their paused response stays untouched", async () => {
