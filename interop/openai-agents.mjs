@@ -58,4 +58,16 @@ invocations.length = 0;
   const result = await run(agent, [...first.history, { role: 'user', content: 'now read README.md' }]);
   report.secondTurn = { finalOutput: result.finalOutput, invocations: [...invocations] };
 }
+invocations.length = 0;
+{
+  // Server-managed state: each call names the previous response, and sends only what is new.
+  const first = await run(agent, 'read notes.txt', { previousResponseId: undefined });
+  const second = await run(agent, 'now read README.md', { previousResponseId: first.lastResponseId });
+  report.previousResponseId = {
+    first: first.finalOutput,
+    second: second.finalOutput,
+    firstResponseId: first.lastResponseId,
+    invocations: [...invocations],
+  };
+}
 process.stdout.write(JSON.stringify(report));

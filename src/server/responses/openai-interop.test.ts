@@ -97,11 +97,12 @@ describe('openai 7 against /v1/responses', () => {
 });
 
 describe('the OpenAI Agents SDK against /v1/responses', () => {
-  it('runs an agent with a local function tool, non-streamed and streamed, and a second turn with the whole history', async () => {
+  it('runs an agent with a local function tool, non-streamed and streamed, a second turn with the whole history, and previousResponseId', async () => {
     const report = (await run('openai-agents.mjs')) as {
       nonStreamed: { finalOutput: string; invocations: string[]; items: string[] };
       streamed: { finalOutput: string; text: string; invocations: string[]; items: string[] };
       secondTurn: { finalOutput: string; invocations: string[] };
+      previousResponseId: { first: string; second: string; firstResponseId: string; invocations: string[] };
     };
     const items = [
       'reasoning_item',
@@ -116,5 +117,11 @@ describe('the OpenAI Agents SDK against /v1/responses', () => {
     expect(report.streamed.text.endsWith(NOTES_ANSWER)).toBe(true);
     expect(report.secondTurn.invocations).toEqual(['notes.txt', 'README.md']);
     expect(report.secondTurn.finalOutput).toContain('README.md');
+    // With previousResponseId the SDK sends only what is new; the last response of the first run is
+    // the continuation of its tool round, and the next turn continues that conversation.
+    expect(report.previousResponseId.first).toBe(NOTES_ANSWER);
+    expect(report.previousResponseId.firstResponseId).toMatch(/^run_[0-9a-f]+\.\d+$/);
+    expect(report.previousResponseId.second).toContain('README.md');
+    expect(report.previousResponseId.invocations).toEqual(['notes.txt', 'README.md']);
   });
 });
