@@ -122,7 +122,8 @@ export function registerResponsesRoutes(app: Hono<Env>, options: ResponsesRoutes
       model: options.modelName,
       instructions: instructions === '' ? null : instructions,
       tools,
-      previousResponseId: previous?.id ?? null,
+      // As the client named it: in the plain shape a later response of the run (`<runId>.<seq>`).
+      previousResponseId: previous === undefined ? null : (body.previous_response_id ?? previous.id),
       traceId: http.traceId,
       metadata: body.metadata ?? {},
     };

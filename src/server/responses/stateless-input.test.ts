@@ -205,7 +205,7 @@ describe('stateless input (plain shape)', () => {
 
 describe('the plain shape: refresh, resume, cancel', () => {
   it('numbers each response from 0, replays it the same, and resumes after starting_after', async () => {
-    await start([READ_NOTES, QUOTE]);
+    await start([READ_NOTES, QUOTE, textTurn('You are welcome.')]);
     const first = await readEvents(
       await plain.create({ input: 'read notes.txt', tools: [READ_FILE_TOOL], stream: true }),
     );
@@ -231,6 +231,10 @@ describe('the plain shape: refresh, resume, cancel', () => {
     // The extension shape of the same run is one response across both stretches.
     expect((await extension.get(nextId)).id).toBe(id);
     expect((await plain.request(`/v1/responses/${id}.99999`)).status).toBe(404);
+    // A new turn naming the later response continues the conversation and names it back.
+    const next = await json(await plain.create({ previous_response_id: nextId, input: 'thanks' }));
+    expect(next.previous_response_id).toBe(nextId);
+    expect(next.conversation_id).toBe(lastResponse(first).conversation_id);
   });
 
   it('cancels a response that waits for the host: its stretch stays completed, a late output is 409', async () => {
