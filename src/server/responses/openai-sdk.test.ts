@@ -2,7 +2,13 @@ import OpenAI from 'openai';
 import { accumulateResponse } from 'openai/lib/responses/ResponseAccumulator';
 import type { FunctionTool } from 'openai/resources/responses/responses';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type ChatRequest, ScriptedChatModel, textTurn, toolCallTurn } from '../../models/index.ts';
+import {
+  type ChatModel,
+  type ChatRequest,
+  ScriptedChatModel,
+  textTurn,
+  toolCallTurn,
+} from '../../models/index.ts';
 import { TEST_TOKEN, type TestServer } from '../test-support/start-test-server.ts';
 import { startResponsesServer } from './test-support/responses-http.ts';
 
@@ -38,7 +44,7 @@ function toolOutput(request: ChatRequest, toolCallId: string): string {
 }
 
 async function clientFor(
-  model?: ScriptedChatModel,
+  model?: ChatModel,
   defaultHeaders: Record<string, string> = {},
 ): Promise<OpenAI> {
   let url: string;
@@ -231,6 +237,28 @@ describe('the openai npm package against /v1/responses (plain shape)', () => {
       error: null,
     });
     expect(approved.output_text).not.toBe('');
+  });
+
+  it('cancels a response while it streams: the helper ends with status cancelled (response.incomplete)', async () => {
+    // A model that writes one word, then waits until the run is stopped.
+    const model: ChatModel = {
+      name: 'waits',
+      async *stream(request) {
+        yield { type: 'text-delta', text: 'Thinking about it' };
+        await new Promise((resolve) => request.signal?.addEventListener('abort', resolve, { once: true }));
+        request.signal?.throwIfAborted();
+      },
+    };
+    const client = await clientFor(model);
+    const stream = client.responses.stream({ model: 'x', input: 'take your time' });
+    let id = '';
+    stream.on('response.created', (event) => {
+      id = event.response.id;
+    });
+    stream.on('response.output_text.delta', () => void client.responses.cancel(id));
+    const final = await stream.finalResponse();
+    expect(final).toMatchObject({ id, status: 'cancelled', output_text: 'Thinking about it' });
+    expect(await client.responses.retrieve(id)).toMatchObject({ status: 'cancelled' });
   });
 
   it('still gives the extension events to a client that asks with x-runstream-extensions: 1', async () => {
