@@ -43,10 +43,7 @@ function toolOutput(request: ChatRequest, toolCallId: string): string {
   return message?.content ?? '(nothing)';
 }
 
-async function clientFor(
-  model?: ChatModel,
-  defaultHeaders: Record<string, string> = {},
-): Promise<OpenAI> {
+async function clientFor(model?: ChatModel, defaultHeaders: Record<string, string> = {}): Promise<OpenAI> {
   let url: string;
   ({
     server,
