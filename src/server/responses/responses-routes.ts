@@ -247,7 +247,9 @@ export function registerResponsesRoutes(app: Hono<Env>, options: ResponsesRoutes
     const id = context.req.param('id');
     const record = await ownedRecord(user, parseResponseId(id).runId);
     const log = await runs.logOf(user.id, record.id);
-    const plain = responsesModeOf(context.req.header(EXTENSIONS_HEADER)) === 'plain';
+    // A browser EventSource cannot send headers: `?extensions=1` asks for the extension shape too.
+    const plain =
+      responsesModeOf(context.req.header(EXTENSIONS_HEADER) ?? context.req.query('extensions')) === 'plain';
     if (context.req.query('stream') !== 'true')
       return context.json(plain ? plainObject(log, record, id) : responseObjectOf(log, contextOf(record)));
     const after = parseSequence(context.req.header('last-event-id') ?? context.req.query('starting_after'));

@@ -230,6 +230,9 @@ describe('the plain shape: refresh, resume, cancel', () => {
     expect(typesOf(second)).not.toContain('response.resumed');
     // The extension shape of the same run is one response across both stretches.
     expect((await extension.get(nextId)).id).toBe(id);
+    // …also asked for in the query, as a browser EventSource must.
+    const byQuery = await readEvents(await plain.request(`/v1/responses/${id}?stream=true&extensions=1`));
+    expect(typesOf(byQuery)).toContain('response.resumed');
     expect((await plain.request(`/v1/responses/${id}.99999`)).status).toBe(404);
     // A new turn naming the later response continues the conversation and names it back.
     const next = await json(await plain.create({ previous_response_id: nextId, input: 'thanks' }));
