@@ -84,9 +84,11 @@ export function registerResponsesRoutes(app: Hono<Env>, options: ResponsesRoutes
     http: HttpContext,
   ): Promise<Response> {
     if (text === '') throw new HttpError(400, 'invalid_request', 'input: needs a user message');
-    const instructions = [body.instructions ?? '', ...instructionTexts(history), transcript]
+    const instructions = [body.instructions ?? '', ...instructionTexts(history)]
       .filter((part) => part !== '')
       .join('\n\n');
+    // The model reads a stateless history with its instructions; the object echoes only the client's.
+    const runInstructions = [instructions, transcript].filter((part) => part !== '').join('\n\n');
     const tools = (body.tools ?? []).map((tool) => ({
       type: 'function' as const,
       name: tool.name,
@@ -99,7 +101,7 @@ export function registerResponsesRoutes(app: Hono<Env>, options: ResponsesRoutes
         description: tool.description ?? '',
         parameters: tool.parameters,
       })),
-      ...(instructions === '' ? {} : { instructions }),
+      ...(runInstructions === '' ? {} : { instructions: runInstructions }),
       traceId: http.traceId,
       face: 'responses' as const,
     };

@@ -109,11 +109,16 @@ describe('stateless input (plain shape)', () => {
       { role: 'assistant', content: [{ type: 'output_text', text: 'It says Eggs.' }] },
       { role: 'user', content: 'and what else?' },
     ];
-    const answered = await json(await plain.create({ input: foreign, tools: [READ_FILE_TOOL] }));
+    const answered = await json(
+      await plain.create({ input: foreign, tools: [READ_FILE_TOOL], instructions: 'Be brief.' }),
+    );
     expect(answered.status).toBe('completed');
+    // The object echoes the client's instructions, not the transcript the model read with them.
+    expect(answered.instructions).toBe('Be brief.');
     const request = model.requests[0];
     expect(request?.messages.at(-1)).toEqual({ role: 'user', content: 'and what else?' });
     const system = systemText(request);
+    expect(system).toContain('Be brief.');
     expect(system).toContain('user: read notes.txt');
     expect(system).toContain('assistant called read_file({"path":"notes.txt"}) [call toolu_01]');
     expect(system).toContain('read_file returned [call toolu_01]: Eggs.');
