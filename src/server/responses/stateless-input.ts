@@ -46,31 +46,30 @@ export async function resolveStatelessInput(
   // The caller's paused runs that wait for one of these calls (few: a paused run waits for a person).
   const wanted = new Set(history.outputs.map((output) => output.call_id));
   const paused = (await store.listRunsByStatus('paused')).filter((run) => run.userId === user.id);
-  const matches = new Map<string, ToolCallRecord[]>();
+  const matches: { record: ResponseRecord; open: ToolCallRecord[] }[] = [];
   for (const run of paused) {
     const open = openHostCalls(await store.listToolCalls(run.id)).filter((call) =>
       wanted.has(call.toolCallId),
     );
-    if (open.length > 0) matches.set(run.id, open);
+    // Only responses: a run another dialect paused for its client's tools is not this one's to answer.
+    const record = open.length > 0 ? await responses.get(user.id, run.id) : undefined;
+    if (record !== undefined) matches.push({ record, open });
   }
-  if (matches.size > 1)
+  if (matches.length > 1)
     throw new HttpError(
       400,
       'invalid_request',
       'the function_call_output items answer calls of different responses; answer one at a time',
     );
-  const [runId] = [...matches.keys()];
-  if (runId !== undefined) {
-    const record = await responses.get(user.id, runId);
-    if (record !== undefined) {
-      if (history.trailingText !== '') return { kind: 'supersede', record };
-      const answered = new Set((matches.get(runId) ?? []).map((call) => call.toolCallId));
-      return {
-        kind: 'submit',
-        record,
-        outputs: history.outputs.filter((output) => answered.has(output.call_id)),
-      };
-    }
+  const [match] = matches;
+  if (match !== undefined) {
+    if (history.trailingText !== '') return { kind: 'supersede', record: match.record };
+    const answered = new Set(match.open.map((call) => call.toolCallId));
+    return {
+      kind: 'submit',
+      record: match.record,
+      outputs: history.outputs.filter((output) => answered.has(output.call_id)),
+    };
   }
   // A retry of a request that resumed one of the caller's responses: the echoed function_call item
   // (its id names the run) and a recorded output that is the same.
