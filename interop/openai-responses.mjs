@@ -21,6 +21,17 @@ const READ_FILE = {
 const NOTES = 'Buy milk.\nCall Alice at 3pm.';
 const report = {};
 
+// 0. responses.stream(), a plain answer (no function tools).
+{
+  const stream = client.responses.stream({ model: 'runstream', input: '你好' });
+  let text = '';
+  stream.on('response.output_text.delta', (event) => {
+    text += event.delta;
+  });
+  const final = await stream.finalResponse();
+  report.textOnly = { status: final.status, output_text: final.output_text, deltas: text };
+}
+
 // 1. responses.stream(), a function tool round trip answered with previous_response_id.
 {
   const first = client.responses.stream({ model: 'runstream', input: 'read notes.txt', tools: [READ_FILE] });

@@ -26,6 +26,7 @@ const NOTES_ANSWER = 'The file notes.txt contains:\n```\nBuy milk.\nCall Alice a
 describe('openai 7 against /v1/responses', () => {
   it('streams with responses.stream() and create({ stream: true }), a function round trip each, and a confirmation', async () => {
     const report = (await run('openai-responses.mjs')) as {
+      textOnly: { status: string; output_text: string; deltas: string };
       streamHelper: {
         firstTypes: string[];
         waiting: { id: string; status: string; output: string[] };
@@ -53,7 +54,10 @@ describe('openai 7 against /v1/responses', () => {
       };
       extension: { lastType: string };
     };
-    const { streamHelper, createStream, confirmation, extension } = report;
+    const { textOnly, streamHelper, createStream, confirmation, extension } = report;
+    expect(textOnly.status).toBe('completed');
+    expect(textOnly.output_text).not.toBe('');
+    expect(textOnly.deltas).toBe(textOnly.output_text);
     // The helper folded every event (it throws on one it does not know).
     expect(streamHelper.firstTypes.at(-1)).toBe('response.completed');
     expect(streamHelper.waiting).toMatchObject({
