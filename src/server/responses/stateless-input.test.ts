@@ -245,6 +245,23 @@ describe('the plain shape: refresh, resume, cancel', () => {
     expect(next.conversation_id).toBe(lastResponse(first).conversation_id);
   });
 
+  it('survives a restart while waiting: the stateless answer resumes the run on the new process', async () => {
+    const model = await start([READ_NOTES, QUOTE]);
+    const waiting = await json(await plain.create({ input: 'read notes.txt', tools: [READ_FILE_TOOL] }));
+    const testServer = server as TestServer;
+    await testServer.server.close();
+    const restarted = plain.at((await testServer.restart()).url);
+    // Rebuilt from the persisted message: the same response, its items whole.
+    const refreshed = await json(await restarted.request(`/v1/responses/${waiting.id}`));
+    expect(refreshed).toMatchObject({ id: waiting.id, status: 'completed' });
+    expect(refreshed.output.at(-1)).toEqual(waiting.output.at(-1));
+    const answered = await json(
+      await restarted.create({ input: historyAfter(waiting, NOTES), tools: [READ_FILE_TOOL] }),
+    );
+    expect(answered).toMatchObject({ previous_response_id: waiting.id, output_text: `notes: ${NOTES}` });
+    expect(model.requests).toHaveLength(2);
+  });
+
   it('cancels a response that waits for the host: its stretch stays completed, a late output is 409', async () => {
     await start([READ_NOTES]);
     const waiting = await json(await plain.create({ input: 'read notes.txt', tools: [READ_FILE_TOOL] }));
