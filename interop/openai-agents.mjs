@@ -60,6 +60,26 @@ invocations.length = 0;
 }
 invocations.length = 0;
 {
+  // Two local tools, as `runstream host` has them: the history carries every call and output.
+  const localTime = tool({
+    name: 'local_time',
+    description: 'Get the local time of the host',
+    parameters: z.object({}),
+    execute: async () => {
+      invocations.push('local_time');
+      return '2025-05-01T10:00:00+08:00';
+    },
+  });
+  const both = agent.clone({ tools: [readFile, localTime] });
+  const result = await run(both, 'read notes.txt and tell me the local time');
+  report.twoTools = {
+    finalOutput: result.finalOutput,
+    invocations: [...invocations],
+    items: result.newItems.map((item) => item.type),
+  };
+}
+invocations.length = 0;
+{
   // Server-managed state: each call names the previous response, and sends only what is new.
   const first = await run(agent, 'read notes.txt', { previousResponseId: undefined });
   const second = await run(agent, 'now read README.md', { previousResponseId: first.lastResponseId });

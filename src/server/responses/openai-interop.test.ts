@@ -106,6 +106,7 @@ describe('the OpenAI Agents SDK against /v1/responses', () => {
       nonStreamed: { finalOutput: string; invocations: string[]; items: string[] };
       streamed: { finalOutput: string; text: string; invocations: string[]; items: string[] };
       secondTurn: { finalOutput: string; invocations: string[] };
+      twoTools: { finalOutput: string; invocations: string[]; items: string[] };
       previousResponseId: { first: string; second: string; firstResponseId: string; invocations: string[] };
     };
     const items = [
@@ -121,6 +122,10 @@ describe('the OpenAI Agents SDK against /v1/responses', () => {
     expect(report.streamed.text.endsWith(NOTES_ANSWER)).toBe(true);
     expect(report.secondTurn.invocations).toEqual(['notes.txt', 'README.md']);
     expect(report.secondTurn.finalOutput).toContain('README.md');
+    // Two local tools called together: both outputs go back in one request, the run resumes once.
+    expect(report.twoTools.invocations).toEqual(['notes.txt', 'local_time']);
+    expect(report.twoTools.finalOutput).toContain('Buy milk.');
+    expect(report.twoTools.finalOutput).toContain('2025-05-01T10:00:00+08:00');
     // With previousResponseId the SDK sends only what is new; the last response of the first run is
     // the continuation of its tool round, and the next turn continues that conversation.
     expect(report.previousResponseId.first).toBe(NOTES_ANSWER);

@@ -100,6 +100,25 @@ describe('stateless input (plain shape)', () => {
     expect(model.requests).toHaveLength(2);
   });
 
+  it('takes tool rounds one after another: a history with answered calls resumes at the open one', async () => {
+    const model = await start([
+      toolCallTurn([{ name: 'read_file', arguments: { path: 'notes.txt' }, id: 'call_a' }]),
+      toolCallTurn([{ name: 'local_time', arguments: {}, id: 'call_b' }]),
+      (request) => textTurn(`${toolOutput(request, 'call_a')} at ${toolOutput(request, 'call_b')}`),
+    ]);
+    const tools = [READ_FILE_TOOL, LOCAL_TIME_TOOL];
+    const input: unknown[] = [{ role: 'user', content: 'notes, then the time' }];
+    const first = await json(await plain.create({ input, tools }));
+    input.push(...first.output, { type: 'function_call_output', call_id: 'call_a', output: NOTES });
+    const second = await json(await plain.create({ input, tools }));
+    expect(second.output.map((item) => item.type)).toEqual(['function_call']);
+    expect(second.previous_response_id).toBe(first.id);
+    input.push(...second.output, { type: 'function_call_output', call_id: 'call_b', output: '10:00' });
+    const third = await json(await plain.create({ input, tools }));
+    expect(third).toMatchObject({ previous_response_id: second.id, output_text: `${NOTES} at 10:00` });
+    expect(model.requests).toHaveLength(3);
+  });
+
   it('starts a new run that sees the history when the calls are unknown (another provider wrote them)', async () => {
     const model = await start([(request) => textTurn(`seen: ${request.messages.length} messages`)]);
     const foreign = [
