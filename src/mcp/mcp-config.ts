@@ -46,10 +46,9 @@ const ServerSchema = z.union([StdioServerSchema, HttpServerSchema], {
 
 const ConfigSchema = z
   .object({
-    mcpServers: z.record(
-      z.string().regex(SERVER_NAME_PATTERN, 'a server name has 1 to 32 letters, digits, _ or -'),
-      ServerSchema,
-    ),
+    mcpServers: z.record(z.string().regex(SERVER_NAME_PATTERN), ServerSchema, {
+      error: 'mcpServers must be an object of servers by name',
+    }),
   })
   .strict();
 
@@ -109,7 +108,11 @@ export function parseMcpConfig(
     // The issues name paths and rules, never the values (a header may hold a token).
     const issues = parsed.error.issues.map((issue) => {
       const at = issue.path.length > 0 ? issue.path.join('.') : '(top level)';
-      return `${at}: ${issue.message}`;
+      const message =
+        issue.code === 'invalid_key'
+          ? 'a server name has 1 to 32 letters, digits, _ or - (it prefixes its tools’ names)'
+          : issue.message;
+      return `${at}: ${message}`;
     });
     throw new McpConfigError(
       `${source} is not a valid MCP configuration ({"mcpServers": {"<name>": {"command": …} | {"url": …}}}): ${issues.join('; ')}`,

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { McpServerConfig } from '../mcp-config.ts';
+import type { McpHttpServerConfig, McpServerConfig, McpStdioServerConfig } from '../mcp-config.ts';
 import type { JournalEntry } from './order-service.ts';
 import { type OrderServiceHttp, startOrderServiceHttp } from './order-service-http.ts';
 
@@ -29,7 +29,7 @@ export interface OrderServiceHarness {
  * The order service as a child process over stdio (run with tsx, as runstream would run any
  * `command`); its journal goes to a file the test reads.
  */
-export function stdioOrderService(extra: Partial<McpServerConfig> = {}): OrderServiceHarness {
+export function stdioOrderService(extra: Partial<McpStdioServerConfig> = {}): OrderServiceHarness {
   const directory = mkdtempSync(join(tmpdir(), 'runstream-mcp-'));
   const journalPath = join(directory, 'journal.jsonl');
   writeFileSync(journalPath, '');
@@ -46,7 +46,7 @@ export function stdioOrderService(extra: Partial<McpServerConfig> = {}): OrderSe
       env: { ORDER_SERVICE_JOURNAL: journalPath },
       cwd: REPOSITORY_ROOT,
       ...extra,
-    } as McpServerConfig,
+    },
     journal,
     async crash() {
       const started = journal().filter((entry) => entry.event === 'started');
@@ -62,25 +62,37 @@ export function stdioOrderService(extra: Partial<McpServerConfig> = {}): OrderSe
   };
 }
 
+export interface HttpOrderServiceHarness extends OrderServiceHarness {
+  /** Requests refused with 404 for an unknown session. */
+  sessionsRefused(): number;
+  /** Forget every session, as a server restarted behind a load balancer would. */
+  forgetSessions(): void;
+  /** The `authorization` header of every request the service received. */
+  authorizations(): (string | undefined)[];
+}
+
 /** The order service in this process over Streamable HTTP on an ephemeral port. */
 export async function httpOrderService(
-  extra: Partial<McpServerConfig> = {},
+  extra: Partial<McpHttpServerConfig> = {},
   options: { standaloneSse?: boolean } = {},
-): Promise<OrderServiceHarness & { sessionsRefused(): number; forgetSessions(): void }> {
+): Promise<HttpOrderServiceHarness> {
   const entries: JournalEntry[] = [];
   const journal = (entry: JournalEntry) => entries.push(entry);
   let refusedBefore = 0;
+  const authorizationsBefore: (string | undefined)[] = [];
   let service: OrderServiceHttp | undefined = await startOrderServiceHttp(journal, options);
   const { url, book } = service;
   const port = Number(new URL(url).port);
   return {
     transport: 'http',
-    config: { url, ...extra } as McpServerConfig,
+    config: { url, ...extra },
     journal: () => [...entries],
     sessionsRefused: () => refusedBefore + (service?.sessionsRefused ?? 0),
     forgetSessions: () => service?.forgetSessions(),
+    authorizations: () => [...authorizationsBefore, ...(service?.authorizations ?? [])],
     async crash() {
       refusedBefore += service?.sessionsRefused ?? 0;
+      authorizationsBefore.push(...(service?.authorizations ?? []));
       await service?.crash();
       service = undefined;
     },
