@@ -15,6 +15,8 @@ import {
 
 /** The runtime's default, used when the server's configuration gives no `timeoutMs`. */
 const DEFAULT_TIMEOUT_MS = 30_000;
+/** The SDK's own request timeout lies this far past the runtime's, so the runtime's decides. */
+const SDK_TIMEOUT_MARGIN_MS = 1_000;
 /** Characters of one argument a confirmation card shows. */
 const MAX_DETAIL_CHARS = 500;
 
@@ -75,7 +77,9 @@ export function mcpTool(
       try {
         result = await connection.callTool(definition.name, args, {
           signal: context.signal,
-          timeoutMs,
+          // The runtime's own timeout (the same length) aborts `context.signal` first, which cancels
+          // the request; the SDK's is the backstop.
+          timeoutMs: timeoutMs + SDK_TIMEOUT_MARGIN_MS,
           meta: metaOf(context),
         });
       } catch (error) {
@@ -154,7 +158,11 @@ function confirmationCard(
   const annotations = definition.annotations ?? {};
   // MCP's defaults: a tool that is not read-only may destroy, and is not idempotent.
   const notes = [
-    annotations.destructiveHint === false ? '该工具声明此操作不具破坏性' : '该工具声明此操作可能不可撤销',
+    annotations.readOnlyHint === true
+      ? '该工具声明自己只读，此服务配置为总是确认'
+      : annotations.destructiveHint === false
+        ? '该工具声明此操作不具破坏性'
+        : '该工具声明此操作可能不可撤销',
     ...(annotations.idempotentHint === true ? ['重复执行不会产生额外影响'] : []),
   ];
   const details = [
