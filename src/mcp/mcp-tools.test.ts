@@ -4,7 +4,6 @@ import type { ConfirmBlock, ToolBlock } from '../protocol/index.ts';
 import { type RunLog, RunManager } from '../runtime/index.ts';
 import { MemoryRunStore } from '../store/index.ts';
 import { type McpToolSource, openMcpTools } from './mcp-tool-source.ts';
-import type { JournalEntry } from './test-support/order-service.ts';
 import {
   httpOrderService,
   type OrderServiceHarness,
