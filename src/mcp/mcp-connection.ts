@@ -36,6 +36,11 @@ export class McpConnectionLostError extends Error {
   override readonly name = 'McpConnectionLostError';
 }
 
+/** The server could not be reached for a call: the call was not sent. */
+export class McpUnreachableError extends Error {
+  override readonly name = 'McpUnreachableError';
+}
+
 /**
  * The connection to one configured MCP server, stdio (a child process) or Streamable HTTP. It is
  * opened at start; when it drops (the process exited, the HTTP server went away) the calls in flight
@@ -77,7 +82,11 @@ export class McpConnection {
   }
 
   async #callOnce(name: string, args: unknown, options: McpCallOptions): Promise<CallToolResult> {
-    const session = await this.#sessionOrConnect();
+    const session = await this.#sessionOrConnect().catch((error: unknown) => {
+      throw new McpUnreachableError(
+        `MCP server ${this.name} cannot be reached: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    });
     options.signal.throwIfAborted();
     try {
       // The SDK sends `notifications/cancelled` when the signal aborts (a stop, the runtime's

@@ -11,6 +11,7 @@ import {
   type McpConnection,
   type McpLog,
   type McpToolDefinition,
+  McpUnreachableError,
 } from './mcp-connection.ts';
 
 /** The runtime's default, used when the server's configuration gives no `timeoutMs`. */
@@ -120,6 +121,11 @@ function spanId(): string {
 
 function callFailure(connection: McpConnection, error: unknown): ToolError {
   const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof McpUnreachableError)
+    return new ToolError(
+      'mcp_unavailable',
+      `MCP 服务 ${connection.name} 无法连接（${message}），本次调用未执行`,
+    );
   if (isConnectionFailure(error))
     return new ToolError(
       'mcp_unavailable',

@@ -284,6 +284,39 @@ describe.each(transports)('MCP tools over %s', (_transport, startService) => {
 });
 
 describe('MCP server options and sessions', () => {
+  it('a server that stays down: the call on the lost session may have run, the next one was not sent', async () => {
+    const service = await httpOrderService({}, { standaloneSse: false });
+    const source = await openMcpTools(new Map([['orders', service.config]]), { log: () => undefined });
+    try {
+      await service.crash();
+      const store = new MemoryRunStore();
+      const userId = (await store.createUser('mcp')).id;
+      const conversationId = (await store.createConversation(userId, 'mcp')).id;
+      const model = new ScriptedChatModel([
+        toolCallTurn([{ id: 'call_down_1', name: 'orders__get_order', arguments: { orderId: '1001' } }]),
+        toolCallTurn([{ id: 'call_down_2', name: 'orders__get_order', arguments: { orderId: '1001' } }]),
+        textTurn('订单服务暂时不可用。'),
+      ]);
+      const runs = new RunManager({ store, model, tools: source.tools, skills: [], systemPrompt: '客服' });
+      const log = await runs.startRun(userId, conversationId, '查 1001');
+      await runs.settled(log.runId);
+      expect(toolBlock(log, 'call_down_1')).toMatchObject({
+        status: 'failed',
+        error: { code: 'mcp_unavailable', message: expect.stringContaining('是否生效未知') },
+      });
+      expect(toolBlock(log, 'call_down_2')).toMatchObject({
+        status: 'failed',
+        error: {
+          code: 'mcp_unavailable',
+          message: expect.stringMatching(/^MCP 服务 orders 无法连接.*本次调用未执行$/),
+        },
+      });
+    } finally {
+      await source.close();
+      await service.close();
+    }
+  });
+
   it('alwaysConfirm: even a read-only tool waits for the owner’s confirmation', async () => {
     const service = await httpOrderService({ alwaysConfirm: true });
     const source = await openMcpTools(new Map([['orders', service.config]]), { log: () => undefined });

@@ -120,12 +120,15 @@ describe('startServer with a bad MCP configuration', () => {
         RUNSTREAM_MCP_SERVERS: JSON.stringify({
           mcpServers: {
             remote: { url: 'http://127.0.0.1:9/mcp', headers: { authorization: 'Bearer sk-hidden' } },
+            local: { command: '/nonexistent/mcp-server', env: { API_KEY: 'sk-hidden' } },
           },
         }),
       },
     });
     await expect(start).rejects.toBeInstanceOf(StartupError);
-    await expect(start).rejects.toThrow(/^MCP server\(s\) could not be reached at start: remote: /);
+    await expect(start).rejects.toThrow(
+      /^MCP server\(s\) could not be reached at start: remote: .+; local: spawn \/nonexistent\/mcp-server ENOENT$/,
+    );
     await expect(start).rejects.not.toThrow(/sk-hidden/);
   });
 });
