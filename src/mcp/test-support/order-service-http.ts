@@ -42,6 +42,9 @@ export async function startOrderServiceHttp(
         return;
       }
       authorizations.push(request.headers.authorization);
+      // No idle keep-alive sockets: after a simulated crash the client's next request opens a new
+      // socket (refused, or answered by the revived service) instead of failing on a stale one.
+      response.setHeader('connection', 'close');
       if (request.method === 'GET' && options.standaloneSse === false) {
         response.writeHead(405, { allow: 'POST, DELETE' }).end();
         return;
