@@ -38,7 +38,6 @@ describe('HttpAgent against POST /v1/ag-ui', () => {
         textTurn('你好，我是 NovaShop 客服。', {
           reasoning: '用户在打招呼。',
           chunkSize: 4,
-          usage: { inputTokens: 12, outputTokens: 9 },
         }),
       ]),
     );
@@ -70,7 +69,6 @@ describe('HttpAgent against POST /v1/ag-ui', () => {
       threadId: 'thread-plain',
       runId: 'agui-run-1',
       outcome: { type: 'success' },
-      usage: [{ inputTokens: 12, outputTokens: 9, totalTokens: 21 }],
     });
 
     expect(agent.messages.map((message) => [message.role, message.content])).toEqual([
