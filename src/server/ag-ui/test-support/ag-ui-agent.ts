@@ -55,3 +55,11 @@ export async function secondUser(server: TestServer, name: string): Promise<stri
 export function eventsOf(run: RecordedRun, type: string): Record<string, unknown>[] {
   return run.events.filter((event) => event.type === type) as unknown as Record<string, unknown>[];
 }
+
+/** runstream's ids, as RUN_STARTED's metadata names them. */
+export function runstreamOf(run: RecordedRun): { runId: string; conversationId: string; messageId: string } {
+  const started = eventsOf(run, 'RUN_STARTED')[0] ?? {};
+  const metadata = (started.metadata ?? {}) as { runstream?: Record<string, string> };
+  const { runId = '', conversationId = '', messageId = '' } = metadata.runstream ?? {};
+  return { runId, conversationId, messageId };
+}
