@@ -63,3 +63,24 @@ export function runstreamOf(run: RecordedRun): { runId: string; conversationId: 
   const { runId = '', conversationId = '', messageId = '' } = metadata.runstream ?? {};
   return { runId, conversationId, messageId };
 }
+
+/** One frame of an AG-UI SSE body: its `id:` (if any) and its event. */
+export interface AgUiFrame {
+  id: string | undefined;
+  event: Record<string, unknown> & { type: string };
+}
+
+/** The frames of an SSE body; frames without `data:` (`retry:`, `: ping`) are skipped. */
+export function parseAgUiSse(text: string): AgUiFrame[] {
+  const frames: AgUiFrame[] = [];
+  for (const block of text.split('\n\n')) {
+    let id: string | undefined;
+    const data: string[] = [];
+    for (const line of block.split('\n')) {
+      if (line.startsWith('id: ')) id = line.slice(4);
+      else if (line.startsWith('data: ')) data.push(line.slice(6));
+    }
+    if (data.length > 0) frames.push({ id, event: JSON.parse(data.join('\n')) as AgUiFrame['event'] });
+  }
+  return frames;
+}
