@@ -232,6 +232,32 @@ describe('a confirmation as an AG-UI interrupt', () => {
     ]);
   });
 
+  it('stops the paused run when its interrupt is cancelled with a new message, which starts the next run', async () => {
+    const agent = agentFor(url, 'thread-cancel-interrupt');
+    agent.addMessage({ id: 'user-1', role: 'user', content: SEED });
+    const paused = await record(agent, { runId: 'agui-cancel-1' });
+    const [interrupt] = agent.pendingInterrupts;
+    agent.addMessage({ id: 'user-2', role: 'user', content: '算了，先不取消了。' });
+    const next = await record(agent, {
+      runId: 'agui-cancel-2',
+      resume: [{ interruptId: interrupt?.id as string, status: 'cancelled' }],
+    });
+
+    expect(next.error).toBeUndefined();
+    expect(next.types.at(-1)).toBe('RUN_FINISHED');
+    expect(runstreamOf(next).runId).not.toBe(runstreamOf(paused).runId);
+    expect(runstreamOf(next).conversationId).toBe(runstreamOf(paused).conversationId);
+    expect(agent.pendingInterrupts).toEqual([]);
+    const stopped = await fetch(`${url}/v1/runs/${runstreamOf(paused).runId}`, {
+      headers: { authorization: `Bearer ${TEST_TOKEN}` },
+    });
+    expect(await stopped.json()).toMatchObject({ status: 'cancelled', cancelReason: 'interrupt_cancelled' });
+    expect(await orderStatus('88235')).toBe('已支付待发货');
+    expect(
+      (await cancelOrderAudit(runstreamOf(paused).runId)).every((entry) => entry.outcome !== 'done'),
+    ).toBe(true);
+  });
+
   it('runs the write exactly once on approval, however often the resume is sent', async () => {
     const agent = agentFor(url, 'thread-approve');
     agent.addMessage({ id: 'user-1', role: 'user', content: SEED });

@@ -58,19 +58,34 @@ export function registerAgUiRoutes(app: Hono<Env>, options: AgUiRoutesOptions): 
     };
   };
 
+  /**
+   * The caller's thread's paused run and what it waits for: `undefined` when the thread has none
+   * waiting, `missing` when the caller has no such thread.
+   */
+  async function waitingRunOf(
+    user: User,
+    threadId: string,
+  ): Promise<{ runId: string; log: RunLog; reason: string; pending: PendingCall[] } | 'missing' | undefined> {
+    const conversation = await store.getConversation(dialectConversationId(user.id, DIALECT, threadId));
+    if (conversation === undefined || conversation.userId !== user.id) return 'missing';
+    const active = await store.findActiveRun(conversation.id);
+    if (active?.status !== 'paused') return undefined;
+    const log = await runs.logOf(user.id, active.id);
+    const pause = log.state.pause;
+    return pause === null
+      ? undefined
+      : { runId: active.id, log, reason: pause.reason, pending: pause.pending };
+  }
+
   /** The run of the caller's thread that waits for `reason`, with what it waits for. */
   async function pausedRunOf(
     user: User,
     threadId: string,
     reason: 'confirmation' | 'tool_result',
   ): Promise<{ runId: string; log: RunLog; pending: PendingCall[] }> {
-    const conversation = await store.getConversation(dialectConversationId(user.id, DIALECT, threadId));
-    if (conversation === undefined || conversation.userId !== user.id)
-      throw new HttpError(404, 'not_found', 'no such thread');
-    const active = await store.findActiveRun(conversation.id);
-    const log = active?.status === 'paused' ? await runs.logOf(user.id, active.id) : undefined;
-    const pause = log?.state.pause;
-    if (active === undefined || log === undefined || pause?.reason !== reason)
+    const waiting = await waitingRunOf(user, threadId);
+    if (waiting === 'missing') throw new HttpError(404, 'not_found', 'no such thread');
+    if (waiting?.reason !== reason)
       throw new HttpError(
         409,
         reason === 'confirmation' ? 'not_paused' : 'not_waiting_for_tool_results',
@@ -78,7 +93,26 @@ export function registerAgUiRoutes(app: Hono<Env>, options: AgUiRoutesOptions): 
           ? 'nothing on this thread waits for a decision'
           : 'nothing on this thread waits for tool results',
       );
-    return { runId: active.id, log, pending: pause.pending };
+    return waiting;
+  }
+
+  /**
+   * Resume entries that only cancel (AG-UI's way past interrupts the person will not answer, to go on
+   * with the thread): with a new user message last, the paused run is stopped and the message starts
+   * the next one; entries for interrupts that no longer wait (the run was stopped or decided
+   * elsewhere) are moot. `true` when the request is to be handled as if it had no resume entries.
+   */
+  async function cancelsOnly(user: User, input: RunAgentInput): Promise<boolean> {
+    const entries = input.resume ?? [];
+    if (!entries.every((entry) => entry.status === 'cancelled')) return false;
+    const waiting = await waitingRunOf(user, input.threadId);
+    if (waiting === 'missing' || waiting === undefined || waiting.reason !== 'confirmation') return true;
+    const named = (entry: { interruptId: string }) =>
+      waiting.pending.some((call) => call.toolCallId === entry.interruptId);
+    // Entries for other interrupts go the usual way, to be refused with the open ones named.
+    if (input.messages.at(-1)?.role !== 'user' || !entries.every(named)) return false;
+    await runs.cancel(user.id, waiting.runId, 'interrupt_cancelled');
+    return true;
   }
 
   /** `resume` entries: the decisions on the thread's paused confirmations, then the continuation. */
@@ -231,7 +265,8 @@ export function registerAgUiRoutes(app: Hono<Env>, options: AgUiRoutesOptions): 
   app.post('/v1/ag-ui', async (context) => {
     const user = context.get('user');
     const input = await readJsonBody(bodyOf(context), RunAgentInputSchema, AG_UI_MAX_BODY_BYTES);
-    if (input.resume !== undefined && input.resume.length > 0) return resume(user, input, context);
+    if (input.resume !== undefined && input.resume.length > 0 && !(await cancelsOnly(user, input)))
+      return resume(user, input, context);
     if (input.messages.at(-1)?.role === 'tool') return toolResults(user, input, context);
     if (input.messages.at(-1)?.role === 'user') return start(user, input, context);
     throw new HttpError(
