@@ -195,6 +195,45 @@ describe('HttpAgent against POST /v1/ag-ui', () => {
     expect(model.requests.at(-1)?.messages.at(-1)).toMatchObject({ role: 'tool', content: 'Buy milk.' });
   });
 
+  it('keeps waiting, naming the rest, while only some of the frontend calls are answered', async () => {
+    const url = await serve(
+      new ScriptedChatModel([
+        toolCallTurn([
+          { name: 'read_file', arguments: { path: 'a.txt' }, id: 'call_a' },
+          { name: 'read_file', arguments: { path: 'b.txt' }, id: 'call_b' },
+        ]),
+        (request) =>
+          textTurn(
+            request.messages
+              .filter((message) => message.role === 'tool')
+              .map((message) => message.content)
+              .join(' + '),
+          ),
+      ]),
+    );
+    const agent = agentFor(url, 'thread-two-calls');
+    agent.addMessage({ id: 'user-1', role: 'user', content: '读 a 和 b' });
+    const first = await record(agent, { runId: 'agui-6a', tools: [READ_FILE] });
+    expect(eventsOf(first, 'RUN_FINISHED')[0]).toMatchObject({
+      outcome: { type: 'success', pendingToolCallIds: ['call_a', 'call_b'] },
+    });
+    // Both calls sit in one assistant message.
+    expect(agent.messages.map((message) => message.role)).toEqual(['user', 'assistant']);
+
+    agent.addMessage({ id: 'tool-a', role: 'tool', toolCallId: 'call_a', content: 'A' });
+    const partial = await record(agent, { runId: 'agui-6b', tools: [READ_FILE] });
+    expect(partial.types).toEqual(['RUN_STARTED', 'STATE_SNAPSHOT', 'RUN_FINISHED']);
+    expect(eventsOf(partial, 'RUN_FINISHED')[0]).toMatchObject({
+      outcome: { type: 'success', pendingToolCallIds: ['call_b'] },
+    });
+
+    agent.addMessage({ id: 'tool-b', role: 'tool', toolCallId: 'call_b', content: 'B' });
+    const done = await record(agent, { runId: 'agui-6c', tools: [READ_FILE] });
+    expect(done.error).toBeUndefined();
+    expect(agent.messages.at(-1)?.content).toBe('A + B');
+    expect(agent.state).toMatchObject({ runstream: { status: 'completed' } });
+  });
+
   it('ends a failed run with RUN_ERROR, after which the verifier accepts nothing', async () => {
     const url = await serve(
       new ScriptedChatModel([
