@@ -1,6 +1,5 @@
 import {
   type Block,
-  type ConfirmBlock,
   createMessageState,
   type LoggedRunEvent,
   type MessageState,
@@ -9,56 +8,10 @@ import {
   type ToolBlock,
 } from '../../protocol/index.ts';
 
+import { type AgUiTerminal, terminalOf } from './ag-ui-terminal.ts';
+
 /** One AG-UI event as it goes on the wire (`type` is AG-UI's `EventType`). */
 export type AgUiEvent = { type: string } & Record<string, unknown>;
-
-/** A paused confirmation as an AG-UI interrupt (`RUN_FINISHED.outcome.interrupts[]`). */
-export interface AgUiInterrupt {
-  id: string;
-  reason: 'confirmation';
-  message: string;
-  toolCallId: string;
-  responseSchema: Record<string, unknown>;
-  metadata: { runstream: Record<string, unknown> };
-}
-
-/** The runstream part of the agent state the face reports at the end of each AG-UI run. */
-export interface RunstreamState {
-  runId: string | null;
-  conversationId: string | null;
-  messageId: string | null;
-  status: 'completed' | 'paused' | 'cancelled' | 'failed' | 'interrupted';
-  pause?: { reason: 'confirmation' | 'tool_result'; toolCallIds: string[] };
-  reason?: string;
-  error?: { code: string; message: string };
-}
-
-/**
- * How one AG-UI run ends at a stretch end of the native run (`run.paused`, `run.finished`). AG-UI's
- * `RUN_STARTED` and `RUN_FINISHED` carry the client's own `threadId`/`runId`, which the log does not
- * know, so the face records what ended and each stream writes it with its ids (see `ag-ui-face.ts`).
- */
-export type AgUiTerminal =
-  | { outcome: 'success'; pendingToolCallIds: string[]; usage?: AgUiUsage; state: RunstreamState }
-  | { outcome: 'interrupt'; interrupts: AgUiInterrupt[]; state: RunstreamState }
-  | { outcome: 'cancelled'; state: RunstreamState }
-  | { outcome: 'error'; code: string; message: string; state: RunstreamState };
-
-export interface AgUiUsage {
-  inputTokens: number;
-  outputTokens: number;
-  totalTokens: number;
-}
-
-/** What a decision looks like in a `resume` entry's `payload` (the interrupt's `responseSchema`). */
-export const DECISION_RESPONSE_SCHEMA: Record<string, unknown> = {
-  type: 'object',
-  properties: {
-    decision: { type: 'string', enum: ['approve', 'reject'] },
-    note: { type: 'string', maxLength: 500 },
-  },
-  required: ['decision'],
-};
 
 /** What the face has sent for one block. */
 interface Sent {
@@ -318,102 +271,10 @@ export class AgUiEventMapper {
   }
 
   #recordTerminal(seq: number, usage?: { inputTokens: number; outputTokens: number }): void {
-    const terminal = this.#terminalOf(usage);
+    const terminal = terminalOf(this.#state, usage);
     if (terminal === undefined) return;
     this.#terminals.set(seq, terminal);
     this.#endings.push(seq);
-  }
-
-  #terminalOf(usage?: { inputTokens: number; outputTokens: number }): AgUiTerminal | undefined {
-    const state = this.#state;
-    const ids = { runId: state.runId, conversationId: state.conversationId, messageId: state.messageId };
-    if (state.status === 'paused' && state.pause !== null) {
-      const { reason, pending } = state.pause;
-      const runstream: RunstreamState = {
-        ...ids,
-        status: 'paused',
-        pause: { reason, toolCallIds: pending.map((call) => call.toolCallId) },
-      };
-      if (reason === 'tool_result')
-        return {
-          outcome: 'success',
-          pendingToolCallIds: pending.map((call) => call.toolCallId),
-          state: runstream,
-        };
-      return {
-        outcome: 'interrupt',
-        interrupts: pending.map((call) => this.#interruptOf(call)),
-        state: runstream,
-      };
-    }
-    if (state.status === 'completed')
-      return {
-        outcome: 'success',
-        pendingToolCallIds: [],
-        ...(usage === undefined
-          ? {}
-          : { usage: { ...usage, totalTokens: usage.inputTokens + usage.outputTokens } }),
-        state: { ...ids, status: 'completed' },
-      };
-    if (state.status === 'cancelled')
-      return {
-        outcome: 'cancelled',
-        state: { ...ids, status: 'cancelled', ...(state.finishReason ? { reason: state.finishReason } : {}) },
-      };
-    if (state.status === 'failed' || state.status === 'interrupted') {
-      const error = state.error ?? {
-        code: state.status === 'interrupted' ? 'interrupted' : 'run_failed',
-        message: this.#errorText() ?? `the run ${state.status === 'failed' ? 'failed' : 'was interrupted'}`,
-      };
-      // An interrupted run's reason (`server_restart`, …) is the code a client can branch on.
-      const code = state.status === 'interrupted' ? 'interrupted' : error.code;
-      const message = this.#errorText() ?? error.message;
-      return {
-        outcome: 'error',
-        code,
-        message,
-        state: {
-          ...ids,
-          status: state.status,
-          error: { code: error.code, message: error.message },
-          ...(state.finishReason ? { reason: state.finishReason } : {}),
-        },
-      };
-    }
-    return undefined;
-  }
-
-  #interruptOf(call: { toolCallId: string; name: string; args?: unknown }): AgUiInterrupt {
-    const card = this.#state.blocks.find(
-      (block): block is ConfirmBlock => block.kind === 'confirm' && block.toolCallId === call.toolCallId,
-    );
-    const title = card?.title ?? call.name;
-    return {
-      id: call.toolCallId,
-      reason: 'confirmation',
-      message: card?.description ? `${title} · ${card.description}` : title,
-      toolCallId: call.toolCallId,
-      responseSchema: DECISION_RESPONSE_SCHEMA,
-      metadata: {
-        runstream: {
-          runId: this.#state.runId,
-          toolName: call.name,
-          ...(call.args === undefined ? {} : { args: call.args }),
-          title,
-          description: card?.description ?? '',
-          details: card?.details ?? [],
-        },
-      },
-    };
-  }
-
-  /** The text of the run's last error block: what the run told the person, in their language. */
-  #errorText(): string | undefined {
-    for (let index = this.#state.blocks.length - 1; index >= 0; index -= 1) {
-      const block = this.#state.blocks[index];
-      if (block?.kind === 'error' && block.text !== '') return block.text;
-    }
-    return undefined;
   }
 
   #block(blockId: string): Block | undefined {

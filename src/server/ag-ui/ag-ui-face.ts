@@ -8,7 +8,8 @@ import {
   type RunLog,
 } from '../../runtime/index.ts';
 import { encodeUtf8 } from '../encode-utf8.ts';
-import { type AgUiEvent, AgUiEventMapper, type AgUiTerminal } from './ag-ui-event-mapper.ts';
+import { type AgUiEvent, AgUiEventMapper } from './ag-ui-event-mapper.ts';
+import type { AgUiTerminal } from './ag-ui-terminal.ts';
 
 /**
  * AG-UI events as SSE frames: `data:` with the event's JSON (what `@ag-ui/client` parses). The last

@@ -3,4 +3,5 @@ export * from './ag-ui-event-mapper.ts';
 export * from './ag-ui-face.ts';
 export * from './ag-ui-request.ts';
 export * from './ag-ui-routes.ts';
+export * from './ag-ui-terminal.ts';
 export * from './stream-ag-ui.ts';
