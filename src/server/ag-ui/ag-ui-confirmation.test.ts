@@ -5,6 +5,7 @@ import { startTestServer, TEST_TOKEN, type TestServer } from '../test-support/st
 import {
   agentFor,
   eventsOf,
+  parseAgUiSse,
   type RecordedRun,
   record,
   runstreamOf,
@@ -256,6 +257,32 @@ describe('a confirmation as an AG-UI interrupt', () => {
     expect(
       (await cancelOrderAudit(runstreamOf(paused).runId)).every((entry) => entry.outcome !== 'done'),
     ).toBe(true);
+  });
+
+  it('takes a cancelled interrupt without a new message as a rejection of the write', async () => {
+    const agent = agentFor(url, 'thread-cancel-only');
+    agent.addMessage({ id: 'user-1', role: 'user', content: SEED });
+    const paused = await record(agent, { runId: 'agui-cancel-only-1' });
+    const [interrupt] = agent.pendingInterrupts;
+    // The history ends with the message the paused run answers (a client that keeps only its own).
+    const response = await post({
+      threadId: 'thread-cancel-only',
+      runId: 'agui-cancel-only-2',
+      messages: [{ id: 'user-1', role: 'user', content: SEED }],
+      resume: [{ interruptId: interrupt?.id, status: 'cancelled' }],
+    });
+    expect(response.status).toBe(200);
+    const result = parseAgUiSse(await response.text()).find(
+      (frame) => frame.event.type === 'TOOL_CALL_RESULT',
+    );
+    expect(JSON.parse(result?.event.content as string)).toMatchObject({ status: 'rejected' });
+    const run = await fetch(`${url}/v1/runs/${runstreamOf(paused).runId}`, {
+      headers: { authorization: `Bearer ${TEST_TOKEN}` },
+    });
+    expect(await run.json()).toMatchObject({ status: 'completed' });
+    expect(await cancelOrderAudit(runstreamOf(paused).runId)).toEqual([
+      expect.objectContaining({ outcome: 'rejected' }),
+    ]);
   });
 
   it('runs the write exactly once on approval, however often the resume is sent', async () => {

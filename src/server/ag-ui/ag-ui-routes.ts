@@ -110,7 +110,12 @@ export function registerAgUiRoutes(app: Hono<Env>, options: AgUiRoutesOptions): 
     const named = (entry: { interruptId: string }) =>
       waiting.pending.some((call) => call.toolCallId === entry.interruptId);
     // Entries for other interrupts go the usual way, to be refused with the open ones named.
-    if (input.messages.at(-1)?.role !== 'user' || !entries.every(named)) return false;
+    const last = input.messages.at(-1);
+    if (last?.role !== 'user' || !entries.every(named)) return false;
+    // The message the paused run answers is not a new one: the cancellation is then a rejection.
+    const conversationId = dialectConversationId(user.id, DIALECT, input.threadId);
+    const seen = await store.listMessages(conversationId);
+    if (seen.some((message) => message.role === 'user' && message.clientMessageId === last.id)) return false;
     await runs.cancel(user.id, waiting.runId, 'interrupt_cancelled');
     return true;
   }
