@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ModelError, ScriptedChatModel, textTurn, toolCallTurn } from '../../models/index.ts';
 import { startTestServer, TEST_TOKEN, type TestServer } from '../test-support/start-test-server.ts';
-import { agentFor, eventsOf, record } from './test-support/ag-ui-agent.ts';
+import { agentFor, eventsOf, parseAgUiSse, record } from './test-support/ag-ui-agent.ts';
 
 /**
  * The real `@ag-ui/client` HttpAgent (1.0, whose verifier refuses any event out of order) against a
@@ -254,6 +254,35 @@ describe('HttpAgent against POST /v1/ag-ui', () => {
     expect(agent.state).toMatchObject({
       runstream: { status: 'failed', error: { code: 'model_unavailable' } },
     });
+  });
+
+  it('starts runs under the per-user cap on running runs, like every other face (429)', async () => {
+    server = await startTestServer({
+      model: new ScriptedChatModel([textTurn('慢慢说'.repeat(40), { chunkSize: 1 })], { delayMs: 20 }),
+      env: { RUNSTREAM_MAX_RUNNING_RUNS: '1' },
+    });
+    const { url } = server.server;
+    const input = (threadId: string) => ({
+      method: 'POST',
+      headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ threadId, runId: 'r', messages: [{ id: 'u1', role: 'user', content: '讲讲' }] }),
+    });
+    const running = await fetch(`${url}/v1/ag-ui`, input('thread-busy-1'));
+    expect(running.status).toBe(200);
+    const runId = running.headers.get('x-runstream-run-id');
+
+    const agent = agentFor(url, 'thread-busy-2');
+    agent.addMessage({ id: 'user-1', role: 'user', content: '我也要' });
+    const refused = await record(agent, { runId: 'agui-busy' });
+    expect(refused.error?.status).toBe(429);
+    expect(refused.error?.payload).toMatchObject({ error: { code: 'too_many_runs' } });
+
+    await fetch(`${url}/v1/runs/${runId}/cancel`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TEST_TOKEN}` },
+    });
+    const stopped = parseAgUiSse(await running.text());
+    expect(stopped.at(-1)?.event).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'cancelled' } });
   });
 
   it('reports an explicit stop as RUN_FINISHED with the cancelled outcome', async () => {
