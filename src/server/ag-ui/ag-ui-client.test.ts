@@ -258,7 +258,7 @@ describe('HttpAgent against POST /v1/ag-ui', () => {
 
   it('starts runs under the per-user cap on running runs, like every other face (429)', async () => {
     server = await startTestServer({
-      model: new ScriptedChatModel([textTurn('慢慢说'.repeat(40), { chunkSize: 1 })], { delayMs: 20 }),
+      model: new ScriptedChatModel([textTurn('慢慢说'.repeat(200), { chunkSize: 1 })], { delayMs: 20 }),
       env: { RUNSTREAM_MAX_RUNNING_RUNS: '1' },
     });
     const { url } = server.server;
