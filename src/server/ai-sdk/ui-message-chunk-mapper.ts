@@ -147,7 +147,7 @@ export class UiMessageChunkMapper {
     out.push({ type: 'finish-step' });
   }
 
-  #blockStarted(block: Block, out: UiMessageChunk[]): void {
+  #blockStarted(block: Block, out: UiMessageChunk[], withOutcome = true): void {
     this.#start(out);
     this.#startStep(out);
     this.#deltaTypes.set(block.blockId, DELTA_TYPES[block.kind] ?? null);
@@ -160,7 +160,7 @@ export class UiMessageChunkMapper {
         toolName: block.name,
         ...(block.title === '' ? {} : { title: block.title }),
       });
-      this.#toolProgress(block, out);
+      this.#toolProgress(block, out, withOutcome);
     } else if (block.kind === 'confirm') this.#approvalRequest(block, out);
   }
 
@@ -172,7 +172,7 @@ export class UiMessageChunkMapper {
   }
 
   /** A tool call's input once known (validated arguments, or any outcome), then its outcome once final. */
-  #toolProgress(block: ToolBlock, out: UiMessageChunk[]): void {
+  #toolProgress(block: ToolBlock, out: UiMessageChunk[], withOutcome = true): void {
     const id = block.toolCallId;
     if (!this.#inputsSent.has(id) && (block.args !== undefined || block.status !== 'pending')) {
       this.#inputsSent.add(id);
@@ -184,7 +184,7 @@ export class UiMessageChunkMapper {
         ...(block.title === '' ? {} : { title: block.title }),
       });
     }
-    if (this.#outputsSent.has(id) || !FINAL_TOOL_STATUSES.has(block.status)) return;
+    if (!withOutcome || this.#outputsSent.has(id) || !FINAL_TOOL_STATUSES.has(block.status)) return;
     this.#outputsSent.add(id);
     if (block.status === 'done')
       out.push({ type: 'tool-output-available', toolCallId: id, output: outputOf(block) });
@@ -249,8 +249,10 @@ export class UiMessageChunkMapper {
    */
   #snapshot(out: UiMessageChunk[]): void {
     this.#start(out);
+    // Outcomes last: a write's card comes after its tool block, and the client takes a tool part's
+    // approval request as its state, which must not overwrite the outcome.
     for (const block of this.#state.blocks) {
-      this.#blockStarted(block, out);
+      this.#blockStarted(block, out, false);
       if (block.kind === 'answer' || block.kind === 'reasoning') {
         if (block.text !== '')
           out.push({
@@ -261,6 +263,7 @@ export class UiMessageChunkMapper {
         if (block.endedAt !== null) this.#blockEnded(block, out);
       }
     }
+    for (const block of this.#state.blocks) if (block.kind === 'tool') this.#toolProgress(block, out);
     const { status } = this.#state;
     if (status === 'paused') {
       this.#finishStep(out);
