@@ -187,6 +187,41 @@ describe('rejecting, stopping, resuming and the client’s own tools', () => {
     expect(texts(done, 'text').join('')).toContain('好的，订单 88235 没有取消，会照常处理。');
   }, 120_000);
 
+  it('survives a restart while cards wait: approving continues the message, a resume rebuilds it', async () => {
+    server = await startTestServer();
+    const user = userMessage('u1', SEED);
+    const send = (baseUrl: string, chatId: string, messages: unknown[], message?: UiMessage) =>
+      aiSdkClient({
+        op: 'send',
+        baseUrl,
+        token: TEST_TOKEN,
+        chatId,
+        messages,
+        ...(message ? { message } : {}),
+      });
+    const waiting = (await send(server.server.url, 'chat-restart-a', [user])).message as UiMessage;
+    const other = (await send(server.server.url, 'chat-restart-b', [user])).message as UiMessage;
+    await server.server.close();
+    const baseUrl = (await server.restart()).url;
+
+    // The new process's log of the run starts at the pause: the continuation is what follows it.
+    const approval = answered(waiting, true);
+    const second = await send(baseUrl, 'chat-restart-a', [user, approval], approval);
+    expect(second.error).toBeUndefined();
+    expect(second.chunks.filter((chunk) => chunk.type === 'text-start')).toHaveLength(1);
+    expect(second.message?.parts.slice(0, waiting.parts.length).map((part) => part.type)).toEqual(
+      waiting.parts.map((part) => part.type),
+    );
+    expect(second.message?.parts.length).toBe(waiting.parts.length + 2);
+    expect(toolPart(second.message, 'cancel_order')).toMatchObject({ state: 'output-available' });
+    expect(texts(second.message, 'text').at(-1)).toContain('已为你取消订单 88235');
+
+    // A resume of the other chat: a snapshot of the persisted message, read by the SDK as the same message.
+    const replay = await aiSdkClient({ op: 'resume', baseUrl, token: TEST_TOKEN, chatId: 'chat-restart-b' });
+    expect(replay.error).toBeUndefined();
+    expect(replay.message).toEqual(other);
+  }, 120_000);
+
   it('resumes a run mid-way with the same message; a dropped connection is no stop; 204 once it ended', async () => {
     const model = new GatedChatModel(
       new ScriptedChatModel([textTurn('第一段。第二段在门后。', { reasoning: '先想一想。', chunkSize: 2 })]),

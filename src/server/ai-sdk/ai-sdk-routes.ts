@@ -15,7 +15,7 @@ import {
   type UiMessageInput,
   userTextOf,
 } from './ai-sdk-request.ts';
-import { caughtUp, streamUiMessages } from './ui-message-stream.ts';
+import { caughtUp, streamUiMessages, uiMessageFace } from './ui-message-stream.ts';
 
 export interface AiSdkRoutesOptions {
   store: RunStore;
@@ -146,6 +146,10 @@ export function registerAiSdkRoutes(app: Hono<Env>, options: AiSdkRoutesOptions)
         'no run of this chat waits for an answer; send a user message',
       );
     const log = await runs.logOf(user.id, active.id);
+    // The face is made before the decision: a log that no longer holds the run's start (the server
+    // restarted while the run waited) then begins it at the pause, and the continuation is the
+    // frames after it, not a second copy of the message.
+    uiMessageFace(log);
     const pause = log.state.pause;
     const waiting = new Set(pause?.pending.map((pending) => pending.toolCallId) ?? []);
     const { approvals, outputs } = answersOf(last);

@@ -84,7 +84,9 @@ export function streamUiMessages(
   const face = uiMessageFace(log);
   const head: Uint8Array[] = [];
   let afterSeq: number;
-  if (start.from === 'start') {
+  // A reader behind where the face begins (its log lost the run's start before the face was made)
+  // cannot be given what it lacks piece by piece: it gets the run from the start, whole.
+  if (start.from === 'start' || start.afterSeq < face.preambleSeq) {
     if (face.preamble !== null)
       head.push(typeof face.preamble === 'string' ? encodeUtf8(face.preamble) : face.preamble);
     afterSeq = face.preambleSeq;
