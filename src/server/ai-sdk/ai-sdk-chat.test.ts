@@ -222,6 +222,62 @@ describe('rejecting, stopping, resuming and the client’s own tools', () => {
     expect(replay.message).toEqual(other);
   }, 120_000);
 
+  it('two cards: one answered per request, the earlier answer sent again is not decided twice', async () => {
+    const model = new ScriptedChatModel([
+      toolCallTurn([{ name: 'load_skill', arguments: { name: 'order-change' }, id: 'call_skill' }]),
+      toolCallTurn([
+        { name: 'cancel_order', arguments: { orderId: '88235' }, id: 'call_a' },
+        { name: 'cancel_order', arguments: { orderId: '88240' }, id: 'call_b' },
+      ]),
+      textTurn('两个订单都处理好了。'),
+    ]);
+    server = await startTestServer({ model });
+    const baseUrl = server.server.url;
+    const user = userMessage('u1', '两个都取消');
+    const send = (messages: unknown[], message?: UiMessage) =>
+      aiSdkClient({
+        op: 'send',
+        baseUrl,
+        token: TEST_TOKEN,
+        chatId: 'chat-two',
+        messages,
+        ...(message ? { message } : {}),
+      });
+    const first = (await send([user])).message as UiMessage;
+    expect(
+      first.parts.filter((part) => part.state === 'approval-requested').map((part) => part.toolCallId),
+    ).toEqual(['call_a', 'call_b']);
+    const answer = (message: UiMessage, toolCallId: string): UiMessage => ({
+      ...message,
+      parts: message.parts.map((part) =>
+        part.toolCallId === toolCallId
+          ? {
+              ...part,
+              state: 'approval-responded',
+              approval: { ...(part.approval as object), approved: true },
+            }
+          : part,
+      ),
+    });
+    const oneAnswered = answer(first, 'call_a');
+    const partly = await send([user, oneAnswered], oneAnswered);
+    expect(partly.error).toBeUndefined();
+    // The run still waits for the other card: nothing more to say until it is answered.
+    expect(partly.chunks.map((chunk) => chunk.type)).toEqual(['start']);
+    const changedMind = await post(baseUrl, { id: 'chat-two', messages: [user, answered(first, false)] });
+    expect(changedMind.status).toBe(409);
+    const bothAnswered = answer(partly.message as UiMessage, 'call_b');
+    const rest = await send([user, bothAnswered], bothAnswered);
+    expect(rest.error).toBeUndefined();
+    expect(toolPart(rest.message, 'cancel_order')).toMatchObject({ state: 'output-available' });
+    expect(
+      rest.message?.parts.filter(
+        (part) => part.state === 'output-available' && part.type === 'tool-cancel_order',
+      ),
+    ).toHaveLength(2);
+    expect(texts(rest.message, 'text')).toEqual(['两个订单都处理好了。']);
+  }, 120_000);
+
   it('resumes a run mid-way with the same message; a dropped connection is no stop; 204 once it ended', async () => {
     const model = new GatedChatModel(
       new ScriptedChatModel([textTurn('第一段。第二段在门后。', { reasoning: '先想一想。', chunkSize: 2 })]),

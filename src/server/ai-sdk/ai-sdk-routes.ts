@@ -82,6 +82,9 @@ export function registerAiSdkRoutes(app: Hono<Env>, options: AiSdkRoutesOptions)
 
   app.get('/v1/ai-sdk/chat/:id/stream', async (context) => {
     const user = context.get('user');
+    const lastEventId = context.req.header('last-event-id');
+    if (lastEventId !== undefined && !/^\d{1,15}$/.test(lastEventId))
+      throw new HttpError(400, 'invalid_request', 'Last-Event-ID must be a non-negative integer');
     const conversation = await store.getConversation(
       dialectConversationId(user.id, DIALECT, context.req.param('id')),
     );
@@ -92,10 +95,7 @@ export function registerAiSdkRoutes(app: Hono<Env>, options: AiSdkRoutesOptions)
       new Response(null, { status: 204, headers: { 'x-request-id': context.get('traceId') } });
     if (active === undefined) return noContent();
     const log = await runs.logOf(user.id, active.id);
-    const lastEventId = context.req.header('last-event-id');
     if (lastEventId === undefined) return streamUiMessages(log, { from: 'start' }, streaming(context));
-    if (!/^\d{1,15}$/.test(lastEventId))
-      throw new HttpError(400, 'invalid_request', 'Last-Event-ID must be a non-negative integer');
     const afterSeq = Number(lastEventId);
     if (caughtUp(log, afterSeq)) return noContent();
     return streamUiMessages(log, { from: 'seq', afterSeq }, streaming(context));
@@ -155,6 +155,15 @@ export function registerAiSdkRoutes(app: Hono<Env>, options: AiSdkRoutesOptions)
     const { approvals, outputs } = answersOf(last);
     const before = log.lastSeq;
     if (pause?.reason === 'confirmation') {
+      // A card decided by an earlier request (the run waits for another one) is not decided again;
+      // the client sends its answer along with the next one. A different answer is a conflict.
+      for (const call of await store.listToolCalls(active.id)) {
+        if (call.decision === null || !waiting.has(call.toolCallId)) continue;
+        waiting.delete(call.toolCallId);
+        const again = approvals.find((approval) => approval.toolCallId === call.toolCallId);
+        if (again !== undefined && again.approved !== (call.decision.decision === 'approve'))
+          throw new HttpError(409, 'decision_conflict', '这个操作已经确认过了', { decision: call.decision });
+      }
       const taken = approvals.filter((approval) => waiting.has(approval.toolCallId));
       if (taken.length === 0)
         throw new HttpError(
