@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ScriptedChatModel, textTurn, toolCallTurn } from '../../models/index.ts';
+import { ModelError, ScriptedChatModel, textTurn, toolCallTurn } from '../../models/index.ts';
 import { startTestServer, TEST_TOKEN, type TestServer } from '../test-support/start-test-server.ts';
 import {
   aiSdkClient,
@@ -380,6 +380,38 @@ describe('rejecting, stopping, resuming and the client’s own tools', () => {
     expect(
       (await aiSdkClient({ op: 'resume', baseUrl, token: TEST_TOKEN, chatId: 'chat-stop' })).status,
     ).toBe(204);
+  }, 120_000);
+
+  it('a failed run is the SDK’s error: the chat’s error carries the readable message', async () => {
+    const model = new ScriptedChatModel([
+      {
+        parts: textTurn('我先看一下', { chunkSize: 1 }),
+        failAt: 3,
+        error: new ModelError('model_stream_broken', 'connection reset'),
+      },
+    ]);
+    server = await startTestServer({ model });
+    const baseUrl = server.server.url;
+    const failed = await aiSdkClient({
+      op: 'send',
+      baseUrl,
+      token: TEST_TOKEN,
+      chatId: 'chat-fail',
+      messages: [userMessage('u1', '看一下')],
+    });
+    const runId = failed.headers['x-runstream-run-id'] ?? '';
+    expect(await nativeRun(baseUrl, runId)).toMatchObject({ status: 'failed' });
+    const conversation = (await (
+      await fetch(`${baseUrl}/v1/conversations`, { headers: { authorization: `Bearer ${TEST_TOKEN}` } })
+    ).json()) as { data: { id: string }[] };
+    const view = (await (
+      await fetch(`${baseUrl}/v1/conversations/${conversation.data[0]?.id}`, {
+        headers: { authorization: `Bearer ${TEST_TOKEN}` },
+      })
+    ).json()) as { messages: { blocks?: { kind: string; text?: string }[] }[] };
+    const errorBlock = view.messages.at(-1)?.blocks?.find((block) => block.kind === 'error');
+    expect(errorBlock?.text).toContain('connection reset');
+    expect(failed.error?.message).toBe(errorBlock?.text);
   }, 120_000);
 
   it('runs a tool the client executes (onToolCall + addToolOutput) as a runstream host tool', async () => {

@@ -235,7 +235,8 @@ export class UiMessageChunkMapper {
       return;
     }
     if (status === 'failed') {
-      out.push({ type: 'error', errorText: error?.message ?? this.#errorText() ?? 'the run failed' });
+      // The error block's text is written for the person; the run's error is the machine's account.
+      out.push({ type: 'error', errorText: this.#errorText() ?? error?.message ?? 'the run failed' });
       out.push({ type: 'finish', finishReason: 'error' });
       return;
     }
