@@ -1,7 +1,9 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ScriptedChatModel, textTurn } from '../../models/index.ts';
 import { launchChromium, saveScreenshot } from '../../web/test-support/browser.ts';
 import { startTestServer, TEST_TOKEN, type TestServer } from '../test-support/start-test-server.ts';
+import { GatedChatModel } from './test-support/gated-chat-model.ts';
 import { buildUseChatPage, servePage } from './test-support/use-chat-page.ts';
 
 /**
@@ -86,6 +88,88 @@ describe('a useChat page on /v1/ai-sdk/chat', () => {
     expect(await tab.getByTestId('error').count()).toBe(0);
     expect(errors).toEqual([]);
     await tab.close();
+  }, 120_000);
+});
+
+describe('stopping from a useChat page', () => {
+  /** A server whose model waits after two text pieces, and the page's origin in front of it. */
+  async function gatedSite(text: string) {
+    const model = new GatedChatModel(new ScriptedChatModel([textTurn(text, { chunkSize: 2 })]), 2);
+    const hooks = { onStreamGet: () => {} };
+    const gated = await startTestServer({
+      model,
+      log: (line) => {
+        if (String(line.path).endsWith('/stream') && line.status === 200) hooks.onStreamGet();
+      },
+    });
+    const site = await servePage(page.outDir, gated.server.url);
+    return {
+      model,
+      hooks,
+      url: site.url,
+      run: async (runId: string) =>
+        (await (
+          await fetch(`${gated.server.url}/v1/runs/${runId}`, {
+            headers: { authorization: `Bearer ${TEST_TOKEN}` },
+          })
+        ).json()) as { status: string; cancelReason?: string },
+      close: async () => {
+        await site.close();
+        await gated.close();
+      },
+    };
+  }
+
+  it('useChat().stop() is a disconnect: the run goes on, and a reload shows it finished', async () => {
+    const site = await gatedSite('前半段。后半段在门后。');
+    const tab = await browser.newPage();
+    try {
+      await tab.goto(`${site.url}/?token=${TEST_TOKEN}`);
+      await expect.poll(() => tab.getByTestId('status').textContent()).toBe('ready');
+      await tab.getByTestId('input').fill('讲吧');
+      await tab.getByTestId('send').click();
+      await site.model.reached;
+      await tab.locator('[data-role="assistant"] [data-part="text"]').waitFor();
+      const runId = (await tab.locator('[data-role="assistant"]').getAttribute('data-run-id')) ?? '';
+      await tab.getByTestId('stop').click();
+      await expect.poll(() => tab.getByTestId('status').textContent()).toBe('ready');
+      expect(await site.run(runId)).toMatchObject({ status: 'running' });
+
+      // The run may go on once the reloaded page has asked for it.
+      site.hooks.onStreamGet = () => site.model.open();
+      await tab.reload();
+      await expect
+        .poll(() => tab.locator('[data-role="assistant"] [data-part="text"]').textContent())
+        .toBe('前半段。后半段在门后。');
+      await expect.poll(() => tab.getByTestId('status').textContent()).toBe('ready');
+      expect(await site.run(runId)).toMatchObject({ status: 'completed' });
+    } finally {
+      await tab.close();
+      await site.close();
+    }
+  }, 120_000);
+
+  it('the explicit stop (the run id from the message metadata, POST /v1/runs/:id/cancel) ends the run', async () => {
+    const site = await gatedSite('说到一半就停。');
+    const tab = await browser.newPage();
+    try {
+      await tab.goto(`${site.url}/?token=${TEST_TOKEN}`);
+      await expect.poll(() => tab.getByTestId('status').textContent()).toBe('ready');
+      await tab.getByTestId('input').fill('说吧');
+      await tab.getByTestId('send').click();
+      await site.model.reached;
+      await tab.locator('[data-role="assistant"] [data-part="text"]').waitFor();
+      const runId = (await tab.locator('[data-role="assistant"]').getAttribute('data-run-id')) ?? '';
+      await tab.getByTestId('cancel-run').click();
+      // The page's own stream was not aborted: it ends with the run's `abort`, and the chat is ready.
+      await expect.poll(() => tab.getByTestId('status').textContent()).toBe('ready');
+      expect(await tab.locator('[data-role="assistant"] [data-part="text"]').textContent()).toBe('说到一半');
+      expect(await tab.getByTestId('error').count()).toBe(0);
+      expect(await site.run(runId)).toMatchObject({ status: 'cancelled', cancelReason: 'user_stop' });
+    } finally {
+      await tab.close();
+      await site.close();
+    }
   }, 120_000);
 });
 

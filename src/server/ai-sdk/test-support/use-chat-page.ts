@@ -40,7 +40,7 @@ function Part({ part, respond }) {
 }
 
 function App() {
-  const { messages, sendMessage, status, error, addToolApprovalResponse } = useChat({
+  const { messages, sendMessage, status, error, addToolApprovalResponse, stop } = useChat({
     id: 'browser-chat',
     transport,
     resume: true,
@@ -49,11 +49,22 @@ function App() {
   const [input, setInput] = useState('');
   return h('main', null,
     h('ol', null, messages.map((message) =>
-      h('li', { key: message.id, 'data-role': message.role },
+      h('li', { key: message.id, 'data-role': message.role, 'data-run-id': message.metadata?.runId ?? '' },
         message.parts.map((part, index) => h(Part, { key: index, part, respond: addToolApprovalResponse }))))),
     h('form', { onSubmit: (event) => { event.preventDefault(); sendMessage({ text: input }); setInput(''); } },
       h('input', { 'data-testid': 'input', value: input, onChange: (event) => setInput(event.target.value) }),
       h('button', { type: 'submit', 'data-testid': 'send' }, 'Send')),
+    // useChat's own stop: it aborts the fetch, which for runstream is a disconnect.
+    h('button', { 'data-testid': 'stop', onClick: () => stop() }, 'Stop'),
+    // The explicit stop: the run's id from the start chunk's metadata, and runstream's cancel route.
+    h('button', { 'data-testid': 'cancel-run', onClick: () => {
+      const runId = messages.at(-1)?.metadata?.runId;
+      fetch('/v1/runs/' + runId + '/cancel', {
+        method: 'POST',
+        headers: { authorization: 'Bearer ' + token, 'content-type': 'application/json' },
+        body: JSON.stringify({ reason: 'user_stop' }),
+      });
+    } }, 'Cancel run'),
     h('p', { 'data-testid': 'status' }, status),
     error ? h('p', { 'data-testid': 'error' }, error.message) : null);
 }
@@ -127,6 +138,8 @@ export async function servePage(
         },
       );
       upstream.on('error', () => outgoing.destroy());
+      // The browser going away (useChat's stop) reaches runstream as the disconnect it is.
+      outgoing.on('close', () => upstream.destroy());
       incoming.pipe(upstream);
       return;
     }
