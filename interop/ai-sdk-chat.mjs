@@ -2,14 +2,14 @@
 // `DefaultChatTransport` sends a chat's messages (or reconnects to its stream) and validates every
 // chunk against the SDK's `uiMessageChunkSchema`; `readUIMessageStream` builds the UIMessage from
 // them, as `useChat` does. Prints one JSON document: the HTTP status and headers, the chunks, the
-// message as it ended, and any error.
+// message as it ended (and whether `safeValidateUIMessages` accepts it), and any error.
 //
 //   node ai-sdk-chat.mjs '{"op":"send","baseUrl":"http://127.0.0.1:8787","token":"…","chatId":"c1","messages":[…]}'
 //   node ai-sdk-chat.mjs '{"op":"resume","baseUrl":"…","token":"…","chatId":"c1"}'
 //
 // `send` may carry `message` (the assistant message a continuation goes on from, as `useChat` passes
 // the last one) and `body` (fields the transport adds, e.g. `tools`).
-import { DefaultChatTransport, readUIMessageStream } from 'ai';
+import { DefaultChatTransport, readUIMessageStream, safeValidateUIMessages } from 'ai';
 
 const request = JSON.parse(process.argv[2] ?? '{}');
 let status = 0;
@@ -52,7 +52,15 @@ async function main() {
   }))
     message = snapshot;
   await collecting;
-  return { status, headers, chunks, message };
+  // As an app validates the messages it stores and sends back: the message must be a valid UIMessage.
+  const validation = message === null ? null : await safeValidateUIMessages({ messages: [message] });
+  return {
+    status,
+    headers,
+    chunks,
+    message,
+    valid: validation === null ? null : validation.success ? true : String(validation.error?.message),
+  };
 }
 
 main().then(

@@ -87,6 +87,7 @@ describe('the AI SDK client against /v1/ai-sdk/chat', () => {
     expect(first.chunks.at(-1)).toEqual({ type: 'finish', finishReason: 'tool-calls' });
 
     const message = first.message as UiMessage;
+    expect(first.valid).toBe(true);
     expect(message.id).toBe((first.chunks[0] as Chunk).messageId);
     expect(message.metadata).toMatchObject({ runId });
     expect(texts(message, 'reasoning')).toContain(
@@ -138,6 +139,7 @@ describe('the AI SDK client against /v1/ai-sdk/chat', () => {
     ]);
     expect(second.chunks.at(-1)).toEqual({ type: 'finish', finishReason: 'stop' });
     const done = second.message as UiMessage;
+    expect(second.valid).toBe(true);
     expect(done.id).toBe(message.id);
     expect(toolPart(done, 'cancel_order')).toMatchObject({
       state: 'output-available',

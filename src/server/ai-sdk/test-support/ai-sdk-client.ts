@@ -18,6 +18,8 @@ export interface ClientResult {
   headers: Record<string, string>;
   chunks: Chunk[];
   message: UiMessage | null;
+  /** Whether the SDK's `safeValidateUIMessages` accepts the message (`true`), or why not. */
+  valid: true | string | null;
   error?: { name: string; message: string; statusCode?: number; responseBody?: string };
 }
 
