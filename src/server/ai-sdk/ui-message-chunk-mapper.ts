@@ -203,7 +203,8 @@ export class UiMessageChunkMapper {
     // The approval needs the tool part: a card for a call the reader never saw (it cannot happen with
     // runstream's runtime) would break the client, so it is left out.
     if (tool === undefined) return;
-    if (!this.#inputsSent.has(tool.toolCallId)) this.#toolProgress({ ...tool, status: 'running' }, out);
+    // Its input first (the outcome, if any, comes after the decision).
+    this.#toolProgress(tool, out, false);
     out.push({
       type: 'tool-approval-request',
       approvalId: block.blockId,
