@@ -5,6 +5,7 @@ import type { KnowledgeSources } from '../retrieval/index.ts';
 import type { RunManager, ToolAuditLog } from '../runtime/index.ts';
 import type { ResponseRecords, RunStatus, RunStore, StoredMessage, User } from '../store/index.ts';
 import { registerAgUiRoutes } from './ag-ui/index.ts';
+import { registerAiSdkRoutes } from './ai-sdk/ai-sdk-routes.ts';
 import { HttpError, toHttpError } from './http-error.ts';
 import { bodyOf, nodeResponseOf } from './node-response-of.ts';
 import { readJsonBody } from './read-json-body.ts';
@@ -264,6 +265,7 @@ export function createApp(options: AppOptions): Hono<Env> {
     });
 
   registerAgUiRoutes(app, { store, runs, heartbeatMs: options.heartbeatMs, limits: options.limits });
+  registerAiSdkRoutes(app, { store, runs, heartbeatMs: options.heartbeatMs, limits: options.limits });
 
   // Last: `/health`, `/auth` and `/v1` keep their routes, and an unknown one stays a 404 JSON.
   if (options.webRoot !== undefined) serveWeb(app, options.webRoot);
