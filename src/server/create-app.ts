@@ -5,7 +5,7 @@ import type { KnowledgeSources } from '../retrieval/index.ts';
 import type { RunManager, ToolAuditLog } from '../runtime/index.ts';
 import type { ResponseRecords, RunStatus, RunStore, StoredMessage, User } from '../store/index.ts';
 import { registerAgUiRoutes } from './ag-ui/index.ts';
-import { registerAiSdkRoutes } from './ai-sdk/ai-sdk-routes.ts';
+import { registerAiSdkRoutes } from './ai-sdk/index.ts';
 import { HttpError, toHttpError } from './http-error.ts';
 import { bodyOf, nodeResponseOf } from './node-response-of.ts';
 import { readJsonBody } from './read-json-body.ts';
