@@ -22,10 +22,13 @@ const ALLOWED_IMPORTS: Record<string, readonly string[]> = {
   bus: ['shared', 'protocol'],
   runtime: ['shared', 'protocol', 'models', 'retrieval', 'store', 'bus'],
   client: ['shared', 'protocol'],
-  server: ['shared', 'protocol', 'runtime', 'models', 'retrieval', 'store', 'bus', 'domains'],
+  // MCP tool sources: MCP servers' tools adapted to the runtime's `Tool`; Node only.
+  mcp: ['shared', 'protocol', 'runtime'],
+  server: ['shared', 'protocol', 'runtime', 'models', 'retrieval', 'store', 'bus', 'domains', 'mcp'],
   // A domain keeps its own tables (NovaShop's orders) with the store's engines and migrations.
   domains: ['shared', 'protocol', 'runtime', 'models', 'retrieval', 'store'],
   cli: [
+    'mcp',
     'shared',
     'protocol',
     'client',
@@ -40,6 +43,7 @@ const ALLOWED_IMPORTS: Record<string, readonly string[]> = {
   web: ['shared', 'protocol', 'client'],
   // Fault campaigns: test files only, which drive a whole server from outside through any layer.
   faults: [
+    'mcp',
     'shared',
     'protocol',
     'client',

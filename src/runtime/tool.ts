@@ -34,6 +34,11 @@ export interface Tool<Args = unknown, Result = unknown> {
   /** What the model reads to decide when to call it. */
   description: string;
   parameters: z.ZodType<Args>;
+  /**
+   * The JSON Schema the model is shown, when the tool was declared with one (an MCP tool's
+   * `inputSchema`); by default it is derived from `parameters`.
+   */
+  inputSchema?: Record<string, unknown>;
   effect: 'read' | 'write';
   /** Default 30 000. */
   timeoutMs?: number;

@@ -27,6 +27,7 @@ export function visibleTools(
 }
 
 function jsonSchemaOf(tool: AnyTool): Record<string, unknown> {
+  if (tool.inputSchema !== undefined) return tool.inputSchema;
   const schema = z.toJSONSchema(tool.parameters, { target: 'draft-7' }) as Record<string, unknown>;
   delete schema.$schema;
   return schema;

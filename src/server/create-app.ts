@@ -4,6 +4,8 @@ import { wireError } from '../protocol/index.ts';
 import type { KnowledgeSources } from '../retrieval/index.ts';
 import type { RunManager, ToolAuditLog } from '../runtime/index.ts';
 import type { ResponseRecords, RunStatus, RunStore, StoredMessage, User } from '../store/index.ts';
+import { registerAgUiRoutes } from './ag-ui/index.ts';
+import { registerAiSdkRoutes } from './ai-sdk/index.ts';
 import { HttpError, toHttpError } from './http-error.ts';
 import { bodyOf, nodeResponseOf } from './node-response-of.ts';
 import { readJsonBody } from './read-json-body.ts';
@@ -261,6 +263,9 @@ export function createApp(options: AppOptions): Hono<Env> {
       ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
       ...(options.limits === undefined ? {} : { limits: options.limits }),
     });
+
+  registerAgUiRoutes(app, { store, runs, heartbeatMs: options.heartbeatMs, limits: options.limits });
+  registerAiSdkRoutes(app, { store, runs, heartbeatMs: options.heartbeatMs, limits: options.limits });
 
   // Last: `/health`, `/auth` and `/v1` keep their routes, and an unknown one stays a 404 JSON.
   if (options.webRoot !== undefined) serveWeb(app, options.webRoot);

@@ -29,6 +29,7 @@ import {
   PostgresToolAuditLog,
 } from '../store/postgres/index.ts';
 import { createApp } from './create-app.ts';
+import { mcpToolsFromEnv } from './mcp-tools-from-env.ts';
 import { StartupError } from './startup-error.ts';
 import { denyToolsPolicyFromEnv, loggingAuditLog } from './tool-governance.ts';
 import { type UserLimits, userLimitsFromEnv } from './user-limits.ts';
@@ -124,6 +125,12 @@ async function start(
   }
   await domain.seed(demoUser.id);
 
+  const mcp = await mcpToolsFromEnv(
+    env,
+    log,
+    domain.tools.map((tool) => tool.name),
+  );
+  if (mcp !== undefined) closers.push(() => mcp.close());
   const model = options.model ?? createChatModelFromEnv(env) ?? domain.model;
   const audit = loggingAuditLog(shared?.audit ?? new SqliteToolAuditLog(database), log);
   const denyList = denyToolsPolicyFromEnv(env);
@@ -133,7 +140,7 @@ async function start(
     ...(policies.length > 0 ? { policies } : {}),
     store,
     model,
-    tools: domain.tools,
+    tools: [...domain.tools, ...(mcp?.tools ?? [])],
     skills: domain.skills,
     systemPrompt: NOVASHOP_SYSTEM_PROMPT,
     ...(shared?.bus !== undefined

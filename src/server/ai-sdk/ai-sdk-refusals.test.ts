@@ -1,0 +1,156 @@
+import fc from 'fast-check';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startTestServer, TEST_TOKEN, type TestServer } from '../test-support/start-test-server.ts';
+import {
+  aiSdkClient,
+  answered,
+  createOtherUser,
+  nativeRun,
+  post,
+  rawGet,
+  SEED,
+  toolPart,
+  type UiMessage,
+  userMessage,
+} from './test-support/ai-sdk-client.ts';
+
+/** What `/v1/ai-sdk/chat` refuses; a refusal loses nothing of the chat it names. */
+
+let server: TestServer | undefined;
+
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+describe('requests /v1/ai-sdk/chat refuses', () => {
+  it('401 without a token, 400 for malformed (and fuzzed) bodies, 404 for another user’s chat, 409 while a card waits', async () => {
+    server = await startTestServer();
+    const baseUrl = server.server.url;
+    const bob = await createOtherUser(server.databasePath, 'Bob');
+    expect((await post(baseUrl, { id: 'c', messages: [userMessage('u', 'hi')] }, null)).status).toBe(401);
+    expect((await rawGet(baseUrl, 'c', { authorization: '' })).status).toBe(401);
+
+    const bad: [unknown, RegExp][] = [
+      ['{not json', /not valid JSON/],
+      [{}, /^id: /],
+      [{ id: 'c', messages: [] }, /^messages: /],
+      [{ id: 'c', messages: [{ role: 'user', parts: 'hi' }] }, /^messages\.0\.parts: /],
+      [{ id: 'c', messages: [{ role: 'user', parts: [{ type: 'file', url: 'x' }] }] }, /no text part/],
+      [
+        { id: 'c', messages: [userMessage('u', 'hi')], trigger: 'regenerate-message' },
+        /regenerate-message is not supported/,
+      ],
+      [
+        { id: 'c', messages: [userMessage('u', 'hi')], tools: [{ name: 'cancel_order' }] },
+        /name of a server tool/,
+      ],
+    ];
+    for (const [body, message] of bad) {
+      const response = await post(baseUrl, body);
+      const json = (await response.json()) as { error: { code: string; message: string } };
+      expect([response.status, json.error.message]).toEqual([400, expect.stringMatching(message)]);
+    }
+
+    const user = userMessage('u1', SEED);
+    const first = await aiSdkClient({
+      op: 'send',
+      baseUrl,
+      token: TEST_TOKEN,
+      chatId: 'chat-a',
+      messages: [user],
+    });
+    const runId = first.headers['x-runstream-run-id'] ?? '';
+    const approval = answered(first.message as UiMessage, true);
+    // Bob with Alice's chat id and her approval: his chat of that id is not hers.
+    const bobs = await post(baseUrl, { id: 'chat-a', messages: [user, approval] }, bob);
+    expect(bobs.status).toBe(404);
+    expect((await rawGet(baseUrl, 'chat-a', { authorization: `Bearer ${bob}` })).status).toBe(204);
+    const bobCancels = await fetch(`${baseUrl}/v1/runs/${runId}/cancel`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${bob}` },
+    });
+    expect(bobCancels.status).toBe(404);
+    expect((await rawGet(baseUrl, 'chat-a', { 'last-event-id': 'x' })).status).toBe(400);
+    expect(await nativeRun(baseUrl, runId)).toMatchObject({ status: 'paused' });
+
+    // Fuzzed bodies near the request's shape, on Alice's waiting chat and on fresh ones: a 4xx in
+    // the wire error shape, or a stream of a new chat's run; never a 5xx, and her card still waits.
+    await fc.assert(
+      fc.asyncProperty(fuzzedBody(), async (body) => {
+        const response = await post(baseUrl, body);
+        if (response.status === 200) {
+          await response.text();
+          return;
+        }
+        expect(response.status).toBeGreaterThanOrEqual(400);
+        expect(response.status).toBeLessThan(500);
+        const json = (await response.json()) as { error: { code: unknown; message: unknown } };
+        expect([typeof json.error.code, typeof json.error.message]).toEqual(['string', 'string']);
+      }),
+      { numRuns: 80 },
+    );
+    expect(await nativeRun(baseUrl, runId)).toMatchObject({ status: 'paused' });
+
+    const meanwhile = await post(baseUrl, {
+      id: 'chat-a',
+      messages: [user, first.message, userMessage('u2', '在吗')],
+    });
+    expect(meanwhile.status).toBe(409);
+    expect(((await meanwhile.json()) as { error: { code: string } }).error.code).toBe('confirmation_pending');
+    // An assistant message that answers nothing the run waits for.
+    const unanswered = await post(baseUrl, { id: 'chat-a', messages: [user, first.message] });
+    expect(unanswered.status).toBe(400);
+    // Alice's own approval still works after all that.
+    const approved = await aiSdkClient({
+      op: 'send',
+      baseUrl,
+      token: TEST_TOKEN,
+      chatId: 'chat-a',
+      messages: [user, approval],
+      message: approval,
+    });
+    expect(toolPart(approved.message, 'cancel_order')).toMatchObject({ state: 'output-available' });
+    // And the same approval again: the run no longer waits.
+    expect((await post(baseUrl, { id: 'chat-a', messages: [user, approval] })).status).toBe(409);
+  }, 120_000);
+});
+
+/** Request bodies shaped like `DefaultChatTransport`'s, with every field sometimes wrong. */
+function fuzzedBody(): fc.Arbitrary<unknown> {
+  const junk = fc.oneof(fc.string(), fc.integer(), fc.constant(null), fc.boolean(), fc.object());
+  const part = fc.record(
+    {
+      type: fc.oneof(
+        fc.constantFrom('text', 'reasoning', 'tool-cancel_order', 'dynamic-tool', 'file'),
+        fc.string(),
+      ),
+      text: fc.oneof(fc.string({ maxLength: 40 }), junk),
+      toolCallId: fc.oneof(fc.constantFrom('call_x', ''), junk),
+      state: fc.oneof(fc.constantFrom('approval-responded', 'output-available', 'output-error'), junk),
+      approval: fc.oneof(fc.record({ id: fc.string(), approved: fc.boolean() }), junk),
+      output: junk,
+    },
+    { requiredKeys: ['type'] },
+  );
+  const message = fc.record(
+    {
+      id: fc.oneof(fc.string({ maxLength: 10 }), junk),
+      role: fc.oneof(fc.constantFrom('user', 'assistant', 'system'), junk),
+      parts: fc.oneof(fc.array(part, { maxLength: 4 }), junk),
+    },
+    { requiredKeys: ['role'] },
+  );
+  return fc.oneof(
+    junk,
+    fc.record(
+      {
+        id: fc.oneof(fc.constantFrom('chat-a', 'chat-fuzz'), fc.string({ maxLength: 30 }), junk),
+        messages: fc.oneof(fc.array(message, { maxLength: 3 }), junk),
+        trigger: fc.oneof(fc.constantFrom('submit-message', 'regenerate-message'), junk),
+        tools: fc.oneof(fc.array(fc.record({ name: fc.string({ maxLength: 10 }) }), { maxLength: 2 }), junk),
+      },
+      { requiredKeys: [] },
+    ),
+  );
+}

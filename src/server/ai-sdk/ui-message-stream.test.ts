@@ -1,0 +1,284 @@
+import { describe, expect, it } from 'vitest';
+import type { RunEventDraft } from '../../protocol/index.ts';
+import { RunLog } from '../../runtime/index.ts';
+import type { UiMessageChunk } from './ui-message-chunk-mapper.ts';
+import { uiMessageFace } from './ui-message-stream.ts';
+
+/** A run with every kind of block: reasoning, text, a tool with streamed arguments, a confirmed write. */
+const RUN: RunEventDraft[] = [
+  { type: 'run.started', conversationId: 'conv_1', messageId: 'msg_1' },
+  { type: 'block.started', blockId: 'b1', kind: 'reasoning' },
+  { type: 'block.delta', blockId: 'b1', text: '先查' },
+  { type: 'block.delta', blockId: 'b1', text: '订单。' },
+  { type: 'block.ended', blockId: 'b1', endedAt: 5, durationMs: 1 },
+  {
+    type: 'block.started',
+    blockId: 'b2',
+    kind: 'tool',
+    toolCallId: 'call_q',
+    name: 'query_order',
+    title: '查订单',
+  },
+  { type: 'block.delta', blockId: 'b2', text: '{"limit"' },
+  { type: 'block.delta', blockId: 'b2', text: ':10}' },
+  {
+    type: 'block.updated',
+    blockId: 'b2',
+    kind: 'tool',
+    toolCallId: 'call_q',
+    status: 'running',
+    args: { limit: 10 },
+  },
+  {
+    type: 'block.updated',
+    blockId: 'b2',
+    kind: 'tool',
+    toolCallId: 'call_q',
+    status: 'done',
+    result: { orders: 1 },
+  },
+  { type: 'block.ended', blockId: 'b2', endedAt: 9, durationMs: 2 },
+  { type: 'block.started', blockId: 'b3', kind: 'answer' },
+  { type: 'block.delta', blockId: 'b3', text: '找到了' },
+  { type: 'block.delta', blockId: 'b3', text: '，要取消吗？' },
+  { type: 'block.ended', blockId: 'b3', endedAt: 12, durationMs: 1 },
+  {
+    type: 'block.started',
+    blockId: 'b4',
+    kind: 'tool',
+    toolCallId: 'call_c',
+    name: 'cancel_order',
+    title: '取消订单',
+    args: { orderId: '88235' },
+  },
+  {
+    type: 'block.updated',
+    blockId: 'b4',
+    kind: 'tool',
+    toolCallId: 'call_c',
+    status: 'awaiting_confirmation',
+  },
+  {
+    type: 'block.started',
+    blockId: 'b5',
+    kind: 'confirm',
+    toolCallId: 'call_c',
+    title: '取消订单',
+    description: '订单 88235',
+    details: [{ label: '订单号', value: '88235' }],
+  },
+  { type: 'run.paused', reason: 'confirmation', pending: [{ toolCallId: 'call_c', name: 'cancel_order' }] },
+  {
+    type: 'block.updated',
+    blockId: 'b5',
+    kind: 'confirm',
+    status: 'approved',
+    decision: { decision: 'approve', decidedAt: 20 },
+  },
+  { type: 'block.ended', blockId: 'b5', endedAt: 20, durationMs: 0 },
+  { type: 'run.resumed', reason: 'confirmation', toolCallIds: ['call_c'] },
+  {
+    type: 'block.updated',
+    blockId: 'b4',
+    kind: 'tool',
+    toolCallId: 'call_c',
+    status: 'done',
+    result: { ok: true },
+  },
+  { type: 'block.ended', blockId: 'b4', endedAt: 22, durationMs: 1 },
+  { type: 'run.finished', status: 'completed' },
+] as RunEventDraft[];
+
+function chunksOf(text: string): UiMessageChunk[] {
+  return text
+    .split('\n\n')
+    .filter((frame) => frame !== '')
+    .map((frame) => JSON.parse(frame.replace(/^id: \d+\n/, '').replace(/^data: /, '')) as UiMessageChunk);
+}
+
+function frameText(frame: string | Uint8Array | null | undefined): string {
+  if (frame === null || frame === undefined) return '';
+  return typeof frame === 'string' ? frame : new TextDecoder().decode(frame);
+}
+
+/** The whole stream as a fresh reader gets it (the preamble, then every frame). */
+function streamText(log: RunLog): string {
+  const face = uiMessageFace(log);
+  let text = frameText(face.preamble);
+  for (let seq = face.preambleSeq + 1; seq <= log.lastSeq; seq += 1) text += frameText(face.frameAt(seq));
+  return text;
+}
+
+/**
+ * The parts a UI message stream builds, folded as the AI SDK's `processUIMessageStream` does for
+ * these chunk types (step boundaries aside): for comparing two streams of the same message.
+ */
+function partsOf(chunks: UiMessageChunk[]): Record<string, unknown>[] {
+  const parts: Record<string, unknown>[] = [];
+  const byId = new Map<string, Record<string, unknown>>();
+  const approvals = new Map<string, Record<string, unknown>>();
+  for (const chunk of chunks) {
+    const id = String(chunk.id ?? chunk.toolCallId ?? '');
+    const part = byId.get(id);
+    switch (chunk.type) {
+      case 'text-start':
+      case 'reasoning-start':
+      case 'tool-input-start': {
+        const created = {
+          type: chunk.type.split('-')[0],
+          text: '',
+          state: 'streaming',
+          toolName: chunk.toolName,
+        };
+        byId.set(id, created);
+        parts.push(created);
+        break;
+      }
+      case 'text-delta':
+      case 'reasoning-delta':
+        if (part) part.text = `${part.text}${chunk.delta}`;
+        break;
+      case 'text-end':
+      case 'reasoning-end':
+        if (part) part.state = 'done';
+        break;
+      case 'tool-input-available':
+        Object.assign(part ?? {}, { state: 'input-available', input: chunk.input });
+        break;
+      case 'tool-approval-request':
+        Object.assign(part ?? {}, { state: 'approval-requested', approval: { id: chunk.approvalId } });
+        if (part) approvals.set(String(chunk.approvalId), part);
+        break;
+      case 'tool-approval-response': {
+        const asked = approvals.get(String(chunk.approvalId));
+        Object.assign(asked ?? {}, {
+          state: 'approval-responded',
+          approval: { id: chunk.approvalId, approved: chunk.approved },
+        });
+        break;
+      }
+      case 'tool-output-available':
+        Object.assign(part ?? {}, { state: 'output-available', output: chunk.output });
+        break;
+    }
+  }
+  return parts;
+}
+
+describe('the UI message stream face of a run log', () => {
+  it('maps a run to the chunks the AI SDK reads, part ids from block ids', () => {
+    const log = new RunLog('run_1', { now: () => 1 });
+    for (const event of RUN) log.append(structuredClone(event));
+    const chunks = chunksOf(streamText(log));
+    expect(chunks.map((chunk) => chunk.type)).toEqual([
+      'start',
+      'start-step',
+      'reasoning-start',
+      'reasoning-delta',
+      'reasoning-delta',
+      'reasoning-end',
+      'tool-input-start',
+      'tool-input-delta',
+      'tool-input-delta',
+      'tool-input-available',
+      'tool-output-available',
+      'text-start',
+      'text-delta',
+      'text-delta',
+      'text-end',
+      'tool-input-start',
+      'tool-input-available',
+      'tool-approval-request',
+      'finish-step',
+      'finish',
+      'tool-approval-response',
+      'start-step',
+      'tool-output-available',
+      'finish-step',
+      'finish',
+    ]);
+    expect(chunks[0]).toEqual({
+      type: 'start',
+      messageId: 'msg_1',
+      messageMetadata: { runId: 'run_1', conversationId: 'conv_1' },
+    });
+    expect(chunks).toContainEqual({
+      type: 'tool-approval-request',
+      approvalId: 'b5',
+      toolCallId: 'call_c',
+      approvalDescriptor: {
+        title: '取消订单',
+        description: '订单 88235',
+        details: [{ label: '订单号', value: '88235' }],
+      },
+    });
+    expect(chunks).toContainEqual({ type: 'tool-approval-response', approvalId: 'b5', approved: true });
+    expect(chunks.at(-1)).toEqual({ type: 'finish', finishReason: 'stop' });
+  });
+
+  it('gives every reader the same frames, also once the ring has let the events go', () => {
+    const log = new RunLog('run_1', { capacity: 3, now: () => 1 });
+    const face = uiMessageFace(log);
+    const live: string[] = [];
+    for (const event of RUN) {
+      const logged = log.append(structuredClone(event));
+      live.push(frameText(face.frameAt(logged.seq)));
+    }
+    const later = Array.from({ length: log.lastSeq }, (_, index) => frameText(face.frameAt(index + 1)));
+    expect(later).toEqual(live);
+    expect(live.join('')).toBe(streamText(fullLog()));
+  });
+
+  it('starts a reader from a snapshot when the log no longer holds the run’s start: the same message', () => {
+    const log = new RunLog('run_1', { capacity: 3, now: () => 1 });
+    for (const event of RUN) log.append(structuredClone(event));
+    const face = uiMessageFace(log);
+    expect(face.preamble).not.toBeNull();
+    const fromSnapshot = chunksOf(streamText(log));
+    const fromStart = chunksOf(streamText(fullLog()));
+    expect(partsOf(fromSnapshot)).toEqual(partsOf(fromStart));
+    expect(partsOf(fromStart).map((part) => [part.type, part.state])).toEqual([
+      ['reasoning', 'done'],
+      ['tool', 'output-available'],
+      ['text', 'done'],
+      ['tool', 'output-available'],
+    ]);
+    expect(fromSnapshot[0]).toEqual(fromStart[0]);
+    expect(fromSnapshot.at(-1)).toEqual({ type: 'finish', finishReason: 'stop' });
+  });
+
+  it('ends a cancelled run with abort and its reason, a failed one with error', () => {
+    const cancelled = new RunLog('run_2', { now: () => 1 });
+    for (const event of RUN.slice(0, 4)) cancelled.append(structuredClone(event));
+    cancelled.append({
+      type: 'block.ended',
+      blockId: 'b1',
+      endedAt: 5,
+      durationMs: 1,
+      status: 'cancelled',
+    } as RunEventDraft);
+    cancelled.append({ type: 'run.finished', status: 'cancelled', reason: 'user_stop' } as RunEventDraft);
+    expect(chunksOf(streamText(cancelled)).slice(-3)).toEqual([
+      { type: 'reasoning-end', id: 'b1' },
+      { type: 'finish-step' },
+      { type: 'abort', reason: 'user_stop' },
+    ]);
+    const failed = new RunLog('run_3', { now: () => 1 });
+    failed.append(structuredClone(RUN[0] as RunEventDraft));
+    failed.append({
+      type: 'run.finished',
+      status: 'failed',
+      error: { code: 'model_unavailable', message: '模型暂时不可用' },
+    } as RunEventDraft);
+    expect(chunksOf(streamText(failed)).slice(-2)).toEqual([
+      { type: 'error', errorText: '模型暂时不可用' },
+      { type: 'finish', finishReason: 'error' },
+    ]);
+  });
+});
+
+function fullLog(): RunLog {
+  const log = new RunLog('run_1', { now: () => 1 });
+  for (const event of RUN) log.append(structuredClone(event));
+  return log;
+}
