@@ -43,17 +43,18 @@ export async function resolveStatelessInput(
   history: InputHistory,
 ): Promise<StatelessResolution> {
   if (history.approvals.length > 0) return resolveApprovals(store, responses, user, history);
-  // The caller's paused runs that wait for one of these calls (few: a paused run waits for a person).
-  const wanted = new Set(history.outputs.map((output) => output.call_id));
-  const paused = (await store.listRunsByStatus('paused')).filter((run) => run.userId === user.id);
+  // The caller's paused runs that wait for one of these calls, found by call id (indexed).
+  const open = await store.findOpenHostCalls(
+    user.id,
+    history.outputs.map((output) => output.call_id),
+  );
+  const byRun = new Map<string, ToolCallRecord[]>();
+  for (const call of open) byRun.set(call.runId, [...(byRun.get(call.runId) ?? []), call]);
   const matches: { record: ResponseRecord; open: ToolCallRecord[] }[] = [];
-  for (const run of paused) {
-    const open = openHostCalls(await store.listToolCalls(run.id)).filter((call) =>
-      wanted.has(call.toolCallId),
-    );
+  for (const [runId, calls] of byRun) {
     // Only responses: a run another dialect paused for its client's tools is not this one's to answer.
-    const record = open.length > 0 ? await responses.get(user.id, run.id) : undefined;
-    if (record !== undefined) matches.push({ record, open });
+    const record = await responses.get(user.id, runId);
+    if (record !== undefined) matches.push({ record, open: calls });
   }
   if (matches.length > 1)
     throw new HttpError(
