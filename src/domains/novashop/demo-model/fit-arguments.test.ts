@@ -319,3 +319,26 @@ describe('fileTokensIn', () => {
     ]);
   });
 });
+
+describe('identifiers', () => {
+  const cancel = object({ orderId: { type: 'string', pattern: '^\\d+$' } }, ['orderId']);
+
+  it.each([
+    ['用 orders__cancel_order 取消订单 1002', '1002'],
+    ['cancel order #1003 with orders__cancel_order please', '1003'],
+  ])('a pattern takes the token that fits it: %s → %s', (message, orderId) => {
+    expect(checkedFit(cancel, message, 'orders__cancel_order')).toEqual({ orderId });
+  });
+
+  it('a name that says identifier takes the first token with a digit', () => {
+    const schema = object({ sku: { type: 'string' } }, ['sku']);
+    expect(checkedFit(schema, '查一下 NS-PK3-NVY-L 的库存', 'stock_of')).toEqual({ sku: 'NS-PK3-NVY-L' });
+  });
+
+  it('without a fitting token, the rest of the message stands in as before', () => {
+    const schema = object({ orderId: { type: 'string' } }, ['orderId']);
+    expect(fitArguments(schema, '取消我的订单', { toolName: 'cancel' })).toEqual({ orderId: '取消我的订单' });
+    const broken = object({ code: { type: 'string', pattern: '([' } }, ['code']);
+    expect(fitArguments(broken, 'code 42', { toolName: 'x' }).code).toBeTypeOf('string');
+  });
+});

@@ -274,12 +274,40 @@ function fitString(
       return required
         ? (fromMessage(payloadIn(state.freeText)) ?? standIn(state.freeText))
         : fromMessage(quoted);
-    case 'other':
+    case 'other': {
       if (!required) return undefined;
       if (schema.format === 'date-time') return standIn(new Date().toISOString());
       if (schema.format === 'date') return standIn(new Date().toISOString().slice(0, 10));
-      return fromMessage(quoted) ?? standIn(state.freeText);
+      // An identifier (`orderId`, `sku`, one with a `pattern`) is a token of the message, not the
+      // whole sentence: 「取消订单 1002」 gives `1002` for `orderId: {pattern: "^\\d+$"}`.
+      const token = tokenFor(name, schema, state.freeText);
+      return fromMessage(token ?? quoted) ?? standIn(state.freeText);
+    }
   }
+}
+
+/** Latin letters, digits and the marks identifiers use, as the message's candidate tokens. */
+const TOKEN = /[A-Za-z0-9][A-Za-z0-9_.:/#-]*/g;
+
+/**
+ * The message's first token that fits a string with a `pattern` (a pattern that does not compile is
+ * ignored), else, for a name that says identifier (`id`, `…Id`, `number`, `no`, `code`, `sku`), its
+ * first token with a digit in it; undefined when there is none.
+ */
+function tokenFor(name: string, schema: JsonSchema, message: string): string | undefined {
+  const tokens = (message.match(TOKEN) ?? []).map((token) => token.replace(/[.:/-]+$/, ''));
+  if (typeof schema.pattern === 'string') {
+    let pattern: RegExp;
+    try {
+      pattern = new RegExp(schema.pattern, 'u');
+    } catch {
+      return undefined;
+    }
+    return tokens.find((token) => pattern.test(token));
+  }
+  const words = foldName(name).split(' ');
+  if (!['id', 'number', 'no', 'code', 'sku', 'identifier'].includes(words.at(-1) ?? '')) return undefined;
+  return tokens.find((token) => /\d/.test(token));
 }
 
 function clip(value: string, schema: JsonSchema): string {
