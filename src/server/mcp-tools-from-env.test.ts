@@ -99,6 +99,48 @@ describe('startServer with RUNSTREAM_MCP_CONFIG', () => {
   });
 });
 
+describe('the offline demo model with an MCP server (docs/integrations.md, no key)', () => {
+  let stdio: OrderServiceHarness;
+  let test: TestServer;
+
+  beforeAll(async () => {
+    stdio = stdioOrderService();
+    test = await startTestServer({
+      env: { RUNSTREAM_MCP_SERVERS: JSON.stringify({ mcpServers: { orders: stdio.config } }) },
+    });
+  });
+
+  afterAll(async () => {
+    await test?.close();
+    await stdio?.close();
+  });
+
+  it('calls the MCP tool the message names, with the order number fitted, and writes once approved', async () => {
+    const client = createRunstreamClient({ baseUrl: test.server.url, token: TEST_TOKEN });
+    const { id: conversationId } = await client.createConversation();
+    const listed = await client
+      .sendMessage(conversationId, { text: '用 orders__list_orders 列出我的订单' })
+      .result();
+    expect(listed.blocks.find((block) => block.kind === 'tool')).toMatchObject({
+      name: 'orders__list_orders',
+      status: 'done',
+    });
+    const paused = await client
+      .sendMessage(conversationId, { text: '用 orders__cancel_order 取消订单 1002' })
+      .result();
+    const call = paused.blocks.find((block) => block.kind === 'tool');
+    expect(call).toMatchObject({ name: 'orders__cancel_order', args: { orderId: '1002' } });
+    expect(paused.status).toBe('paused');
+    const done = await client
+      .decide(paused.runId ?? '', call?.kind === 'tool' ? call.toolCallId : '', 'approve', { state: paused })
+      .result();
+    expect(done.status).toBe('completed');
+    expect(stdio.journal().filter((entry) => entry.event === 'cancelled')).toEqual([
+      { event: 'cancelled', orderId: '1002', userId: 'usr_demo' },
+    ]);
+  });
+});
+
 describe('startServer with a bad MCP configuration', () => {
   it('refuses to start on malformed configuration, naming the setting and the server', async () => {
     const start = startTestServer({
