@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ScriptedChatModel, textTurn, toolCallTurn } from '../../models/index.ts';
 import { startTestServer, TEST_TOKEN, type TestServer } from '../test-support/start-test-server.ts';
 import {
   aiSdkClient,
@@ -113,6 +114,39 @@ describe('requests /v1/ai-sdk/chat refuses', () => {
     expect(toolPart(approved.message, 'cancel_order')).toMatchObject({ state: 'output-available' });
     // And the same approval again: the run no longer waits.
     expect((await post(baseUrl, { id: 'chat-a', messages: [user, approval] })).status).toBe(409);
+  }, 120_000);
+
+  it('an approval from an earlier run’s message is refused, not applied to a later card with the same call id', async () => {
+    // Providers may number their calls (`call_0`): two runs of one chat can hold the same call id.
+    const cancelCall = (orderId: string) => [
+      toolCallTurn([{ name: 'load_skill', arguments: { name: 'order-change' }, id: 'call_skill' }]),
+      toolCallTurn([{ name: 'cancel_order', arguments: { orderId }, id: 'call_same' }]),
+    ];
+    const model = new ScriptedChatModel([...cancelCall('88235'), ...cancelCall('88240'), textTurn('好')]);
+    server = await startTestServer({ model });
+    const baseUrl = server.server.url;
+    const send = (messages: unknown[]) =>
+      aiSdkClient({ op: 'send', baseUrl, token: TEST_TOKEN, chatId: 'chat-stale', messages });
+    const user = userMessage('u1', '取消 88235');
+    const stale = (await send([user])).message as UiMessage;
+    const staleRunId = String(stale.metadata?.runId);
+    const stopped = await fetch(`${baseUrl}/v1/runs/${staleRunId}/cancel`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TEST_TOKEN}` },
+    });
+    expect(stopped.status).toBe(200);
+    const later = (await send([user, stale, userMessage('u2', '取消 88240')])).message as UiMessage;
+    const laterRunId = String(later.metadata?.runId);
+    expect(toolPart(later, 'cancel_order')).toMatchObject({
+      toolCallId: 'call_same',
+      state: 'approval-requested',
+    });
+
+    // A second tab still shows the first run's card, and approves it.
+    const response = await post(baseUrl, { id: 'chat-stale', messages: [user, answered(stale, true)] });
+    expect(response.status).toBe(409);
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe('run_finished');
+    expect(await nativeRun(baseUrl, laterRunId)).toMatchObject({ status: 'paused' });
   }, 120_000);
 });
 

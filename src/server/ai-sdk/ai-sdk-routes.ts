@@ -145,6 +145,15 @@ export function registerAiSdkRoutes(app: Hono<Env>, options: AiSdkRoutesOptions)
         'run_finished',
         'no run of this chat waits for an answer; send a user message',
       );
+    // The run is found by the chat, the calls by their ids, and providers may number calls (`call_0`):
+    // without this, a stale tab's answer to an earlier run would decide a later run's card.
+    if (last.id !== active.messageId)
+      throw new HttpError(
+        409,
+        'run_finished',
+        'messages: the answered assistant message is not the one of the run that waits',
+        { messageId: active.messageId },
+      );
     const log = await runs.logOf(user.id, active.id);
     // The face is made before the decision: a log that no longer holds the run's start (the server
     // restarted while the run waited) then begins it at the pause, and the continuation is the
