@@ -229,18 +229,30 @@ export class UiMessageChunkMapper {
 
   #finished(out: UiMessageChunk[]): void {
     const { status, finishReason, error } = this.#state;
-    this.#finishStep(out);
     if (status === 'cancelled') {
+      this.#finishStep(out);
       // As the AI SDK ends a stream its server aborted: `abort`, with our stop reason, no `finish`.
       out.push({ type: 'abort', reason: finishReason ?? 'user_stop' });
       return;
     }
     if (status === 'failed') {
+      this.#finishStep(out);
       // The error block's text is written for the person; the run's error is the machine's account.
-      out.push({ type: 'error', errorText: this.#errorText() ?? error?.message ?? 'the run failed' });
+      out.push({ type: 'error', errorText: this.#errorBlock()?.text ?? error?.message ?? 'the run failed' });
       out.push({ type: 'finish', finishReason: 'error' });
       return;
     }
+    if (status === 'interrupted') {
+      // The error block tells the shopper to check whether a write went through; the SDK has no
+      // error part and its `error` chunk would fail the chat, so the message says it as text.
+      const explanation = this.#errorBlock();
+      if (explanation !== undefined) {
+        out.push({ type: 'text-start', id: explanation.blockId });
+        out.push({ type: 'text-delta', id: explanation.blockId, delta: explanation.text });
+        out.push({ type: 'text-end', id: explanation.blockId });
+      }
+    }
+    this.#finishStep(out);
     // `interrupted`: the AI SDK's own word for output that ended without its completion.
     out.push({ type: 'finish', finishReason: status === 'interrupted' ? 'interrupted' : 'stop' });
   }
@@ -279,11 +291,12 @@ export class UiMessageChunkMapper {
       this.#finished(out);
   }
 
-  #errorText(): string | undefined {
+  /** The newest error block with text: what the run's end says to the person. */
+  #errorBlock(): { blockId: string; text: string } | undefined {
     const blocks = this.#state.blocks;
     for (let index = blocks.length - 1; index >= 0; index -= 1) {
       const block = blocks[index] as Block;
-      if (block.kind === 'error' && block.text !== '') return block.text;
+      if (block.kind === 'error' && block.text !== '') return block;
     }
     return undefined;
   }

@@ -275,6 +275,41 @@ describe('the UI message stream face of a run log', () => {
       { type: 'finish', finishReason: 'error' },
     ]);
   });
+
+  it('ends an interrupted run with the error block’s text as a text part, then finish interrupted', () => {
+    const interrupted = new RunLog('run_4', { now: () => 1 });
+    for (const event of RUN.slice(0, 3)) interrupted.append(structuredClone(event));
+    const events = [
+      { type: 'block.ended', blockId: 'b1', endedAt: 5, durationMs: 1, status: 'interrupted' },
+      { type: 'block.started', blockId: 'blk_interrupted_6', kind: 'error' },
+      {
+        type: 'block.delta',
+        blockId: 'blk_interrupted_6',
+        text: '本轮异常中断，请核对刚才提交的操作是否已经生效。',
+      },
+      { type: 'block.ended', blockId: 'blk_interrupted_6', endedAt: 6, durationMs: 0, status: 'done' },
+      { type: 'run.finished', status: 'interrupted', reason: 'live_log_unreachable' },
+    ] as RunEventDraft[];
+    for (const event of events) interrupted.append(event);
+    const expected = [
+      { type: 'reasoning-end', id: 'b1' },
+      { type: 'text-start', id: 'blk_interrupted_6' },
+      {
+        type: 'text-delta',
+        id: 'blk_interrupted_6',
+        delta: '本轮异常中断，请核对刚才提交的操作是否已经生效。',
+      },
+      { type: 'text-end', id: 'blk_interrupted_6' },
+      { type: 'finish-step' },
+      { type: 'finish', finishReason: 'interrupted' },
+    ];
+    expect(chunksOf(streamText(interrupted)).slice(-6)).toEqual(expected);
+    // A reader that starts from a snapshot of the ended run is told the same.
+    const small = new RunLog('run_4', { capacity: 2, now: () => 1 });
+    for (const event of [...RUN.slice(0, 3), ...events]) small.append(structuredClone(event));
+    expect(uiMessageFace(small).preamble).not.toBeNull();
+    expect(chunksOf(streamText(small)).slice(-5)).toEqual(expected.slice(1));
+  });
 });
 
 function fullLog(): RunLog {
