@@ -275,7 +275,9 @@ export class UiMessageChunkMapper {
             delta: block.text,
           });
         if (block.endedAt !== null) this.#blockEnded(block, out);
-      }
+      } else if (block.kind === 'tool' && !this.#inputsSent.has(block.toolCallId) && block.argsText !== '')
+        // Arguments still streaming: the deltas that follow continue this text, not an empty one.
+        out.push({ type: 'tool-input-delta', toolCallId: block.toolCallId, inputTextDelta: block.argsText });
     }
     for (const block of this.#state.blocks) if (block.kind === 'tool') this.#toolProgress(block, out);
     const { status } = this.#state;

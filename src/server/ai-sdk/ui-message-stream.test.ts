@@ -247,6 +247,20 @@ describe('the UI message stream face of a run log', () => {
     expect(fromSnapshot.at(-1)).toEqual({ type: 'finish', finishReason: 'stop' });
   });
 
+  it('a snapshot taken while a tool’s arguments stream gives the reader the text streamed so far', () => {
+    const log = new RunLog('run_1', { capacity: 3, now: () => 1 });
+    for (const event of RUN.slice(0, 7)) log.append(structuredClone(event));
+    const face = uiMessageFace(log);
+    expect(face.preamble).not.toBeNull();
+    for (const event of RUN.slice(7, 9)) log.append(structuredClone(event));
+    const chunks = chunksOf(streamText(log));
+    const streamed = chunks.flatMap((chunk) =>
+      chunk.type === 'tool-input-delta' ? [chunk.inputTextDelta] : [],
+    );
+    expect(streamed.join('')).toBe('{"limit":10}');
+    expect(chunks.at(-1)).toMatchObject({ type: 'tool-input-available', input: { limit: 10 } });
+  });
+
   it('ends a cancelled run with abort and its reason, a failed one with error', () => {
     const cancelled = new RunLog('run_2', { now: () => 1 });
     for (const event of RUN.slice(0, 4)) cancelled.append(structuredClone(event));
