@@ -227,8 +227,12 @@ describe('confirmations on /v1/ai-sdk/chat', () => {
     const oneAnswered = answer(first, 'call_a');
     const partly = await send([user, oneAnswered], oneAnswered);
     expect(partly.error).toBeUndefined();
-    // The run still waits for the other card: nothing more to say until it is answered.
-    expect(partly.chunks.map((chunk) => chunk.type)).toEqual(['start']);
+    // The run still waits for the other card: nothing more to say until it is answered, but that
+    // the message still waits for tool calls, as at the pause.
+    expect(partly.chunks.map((chunk) => chunk.type)).toEqual(['start', 'finish']);
+    expect(partly.chunks.at(-1)).toEqual({ type: 'finish', finishReason: 'tool-calls' });
+    expect(partly.valid).toBe(true);
+    expect(toolPart(partly.message, 'cancel_order')).toMatchObject({ state: 'approval-responded' });
     const changedMind = await post(baseUrl, { id: 'chat-two', messages: [user, answered(first, false)] });
     expect(changedMind.status).toBe(409);
     const bothAnswered = answer(partly.message as UiMessage, 'call_b');

@@ -290,6 +290,32 @@ describe('the UI message stream face of a run log', () => {
     ]);
   });
 
+  it('a card that expires (its paused run stopped) is the tool’s output error, then abort', () => {
+    const log = new RunLog('run_5', { now: () => 1 });
+    for (const event of RUN.slice(0, 19)) log.append(structuredClone(event));
+    expect(log.paused).toBe(true);
+    const paused = log.lastSeq;
+    const stop = [
+      { type: 'block.updated', blockId: 'b4', kind: 'tool', toolCallId: 'call_c', status: 'cancelled' },
+      { type: 'block.ended', blockId: 'b4', endedAt: 30, durationMs: 1 },
+      { type: 'block.updated', blockId: 'b5', kind: 'confirm', status: 'expired' },
+      { type: 'block.ended', blockId: 'b5', endedAt: 30, durationMs: 1 },
+      { type: 'run.finished', status: 'cancelled', reason: 'user_stop' },
+    ] as RunEventDraft[];
+    for (const event of stop) log.append(event);
+    const face = uiMessageFace(log);
+    let after = '';
+    for (let seq = paused + 1; seq <= log.lastSeq; seq += 1) after += frameText(face.frameAt(seq));
+    expect(chunksOf(after)).toEqual([
+      {
+        type: 'tool-output-error',
+        toolCallId: 'call_c',
+        errorText: 'the run was stopped before this tool call finished',
+      },
+      { type: 'abort', reason: 'user_stop' },
+    ]);
+  });
+
   it('ends an interrupted run with the error block’s text as a text part, then finish interrupted', () => {
     const interrupted = new RunLog('run_4', { now: () => 1 });
     for (const event of RUN.slice(0, 3)) interrupted.append(structuredClone(event));

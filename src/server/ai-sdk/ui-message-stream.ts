@@ -92,7 +92,12 @@ export function streamUiMessages(
     afterSeq = face.preambleSeq;
   } else if (start.from === 'continuation') {
     const { messageId, runId, conversationId } = face.mapper.chunks.state;
-    head.push(encodeUtf8(encodeChunks([startChunk(messageId, runId, conversationId)], null)));
+    const chunks = [startChunk(messageId, runId, conversationId)];
+    // The answer left the run waiting (one of two cards): the log says nothing until the rest come,
+    // so the stream says it itself, as at the pause, and `onFinish` sees the message still waits.
+    if (log.paused && log.lastSeq === start.afterSeq)
+      chunks.push({ type: 'finish', finishReason: 'tool-calls' });
+    head.push(encodeUtf8(encodeChunks(chunks, null)));
     afterSeq = start.afterSeq;
   } else afterSeq = start.afterSeq;
   return streamLog(
