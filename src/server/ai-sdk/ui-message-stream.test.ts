@@ -245,6 +245,8 @@ describe('the UI message stream face of a run log', () => {
     ]);
     expect(fromSnapshot[0]).toEqual(fromStart[0]);
     expect(fromSnapshot.at(-1)).toEqual({ type: 'finish', finishReason: 'stop' });
+    // Its last frame names the position it stands for, so a reader can resume after it.
+    expect(frameText(face.preamble)).toMatch(new RegExp(`id: ${face.preambleSeq}\\ndata: [^\\n]*\\n\\n$`));
   });
 
   it('a snapshot taken while a tool’s arguments stream gives the reader the text streamed so far', () => {

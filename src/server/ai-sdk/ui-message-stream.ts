@@ -43,7 +43,8 @@ class UiMessageFaceMapper implements LogFaceMapper {
     const mapped = this.chunks.push(event);
     if (event.type === 'block.delta') return mapped.length === 0 ? null : MADE_ON_READ;
     if (mapped.length === 0) return null;
-    return encodeChunks(mapped, event.type === 'run.snapshot' ? null : event.seq);
+    // A snapshot's frames stand for every event up to its seq: a reader may resume after it.
+    return encodeChunks(mapped, event.seq);
   }
 
   frameOf(event: LoggedRunEvent | RunSnapshotEvent): LogFrame | null {
