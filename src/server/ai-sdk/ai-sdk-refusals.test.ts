@@ -150,6 +150,30 @@ describe('requests /v1/ai-sdk/chat refuses', () => {
   }, 120_000);
 });
 
+describe('Last-Event-ID on a chat’s stream', () => {
+  it('a position in an earlier run of the chat is no position in the run under way: the reader gets it whole', async () => {
+    const model = new ScriptedChatModel([
+      textTurn('第一轮说完了，这一段话比较长，好让它的事件多一些。'),
+      toolCallTurn([{ name: 'load_skill', arguments: { name: 'order-change' }, id: 'call_skill' }]),
+      toolCallTurn([{ name: 'cancel_order', arguments: { orderId: '88235' }, id: 'call_c' }]),
+    ]);
+    server = await startTestServer({ model });
+    const baseUrl = server.server.url;
+    const first = await (await post(baseUrl, { id: 'chat-ids', messages: [userMessage('u1', '说')] })).text();
+    // As EventSource keeps it: the last `id:` the stream carried.
+    const lastId = [...first.matchAll(/^id: (.+)$/gm)].at(-1)?.[1] ?? '';
+    expect(lastId).not.toBe('');
+    const second = await post(baseUrl, { id: 'chat-ids', messages: [userMessage('u2', '取消 88235')] });
+    expect(await second.text()).toContain('"finishReason":"tool-calls"');
+
+    const resumed = await rawGet(baseUrl, 'chat-ids', { 'last-event-id': lastId });
+    expect(resumed.status).toBe(200);
+    const text = await resumed.text();
+    expect(text.startsWith('data: {"type":"start"')).toBe(true);
+    expect(text).toContain('"type":"tool-approval-request"');
+  }, 120_000);
+});
+
 /** Request bodies shaped like `DefaultChatTransport`'s, with every field sometimes wrong. */
 function fuzzedBody(): fc.Arbitrary<unknown> {
   const junk = fc.oneof(fc.string(), fc.integer(), fc.constant(null), fc.boolean(), fc.object());

@@ -93,7 +93,9 @@ function chunksOf(text: string): UiMessageChunk[] {
   return text
     .split('\n\n')
     .filter((frame) => frame !== '')
-    .map((frame) => JSON.parse(frame.replace(/^id: \d+\n/, '').replace(/^data: /, '')) as UiMessageChunk);
+    .map(
+      (frame) => JSON.parse(frame.replace(/^id: run_\d+:\d+\n/, '').replace(/^data: /, '')) as UiMessageChunk,
+    );
 }
 
 function frameText(frame: string | Uint8Array | null | undefined): string {
@@ -246,7 +248,9 @@ describe('the UI message stream face of a run log', () => {
     expect(fromSnapshot[0]).toEqual(fromStart[0]);
     expect(fromSnapshot.at(-1)).toEqual({ type: 'finish', finishReason: 'stop' });
     // Its last frame names the position it stands for, so a reader can resume after it.
-    expect(frameText(face.preamble)).toMatch(new RegExp(`id: ${face.preambleSeq}\\ndata: [^\\n]*\\n\\n$`));
+    expect(frameText(face.preamble)).toMatch(
+      new RegExp(`id: run_1:${face.preambleSeq}\\ndata: [^\\n]*\\n\\n$`),
+    );
   });
 
   it('a snapshot taken while a tool’s arguments stream gives the reader the text streamed so far', () => {
