@@ -66,13 +66,13 @@ export class UiMessageChunkMapper {
   }
 
   /** The chunk type of a block's deltas (`undefined`: none, or an unknown block). */
-  deltaType(blockId: string): string | undefined {
+  #deltaType(blockId: string): string | undefined {
     return this.#deltaTypes.get(blockId) ?? undefined;
   }
 
   /** The chunk of a delta taken in by `push`: the same chunk every time. */
   deltaChunk(event: Extract<LoggedRunEvent, { type: 'block.delta' }>): UiMessageChunk | undefined {
-    const type = this.deltaType(event.blockId);
+    const type = this.#deltaType(event.blockId);
     if (type === undefined) return undefined;
     if (type === 'tool-input-delta') {
       const block = this.#block(event.blockId);
@@ -229,19 +229,6 @@ export class UiMessageChunkMapper {
 
   #finished(out: UiMessageChunk[]): void {
     const { status, finishReason, error } = this.#state;
-    if (status === 'cancelled') {
-      this.#finishStep(out);
-      // As the AI SDK ends a stream its server aborted: `abort`, with our stop reason, no `finish`.
-      out.push({ type: 'abort', reason: finishReason ?? 'user_stop' });
-      return;
-    }
-    if (status === 'failed') {
-      this.#finishStep(out);
-      // The error block's text is written for the person; the run's error is the machine's account.
-      out.push({ type: 'error', errorText: this.#errorBlock()?.text ?? error?.message ?? 'the run failed' });
-      out.push({ type: 'finish', finishReason: 'error' });
-      return;
-    }
     if (status === 'interrupted') {
       // The error block tells the shopper to check whether a write went through; the SDK has no
       // error part and its `error` chunk would fail the chat, so the message says it as text.
@@ -253,6 +240,17 @@ export class UiMessageChunkMapper {
       }
     }
     this.#finishStep(out);
+    if (status === 'cancelled') {
+      // As the AI SDK ends a stream its server aborted: `abort`, with our stop reason, no `finish`.
+      out.push({ type: 'abort', reason: finishReason ?? 'user_stop' });
+      return;
+    }
+    if (status === 'failed') {
+      // The error block's text is written for the person; the run's error is the machine's account.
+      out.push({ type: 'error', errorText: this.#errorBlock()?.text ?? error?.message ?? 'the run failed' });
+      out.push({ type: 'finish', finishReason: 'error' });
+      return;
+    }
     // `interrupted`: the AI SDK's own word for output that ended without its completion.
     out.push({ type: 'finish', finishReason: status === 'interrupted' ? 'interrupted' : 'stop' });
   }
