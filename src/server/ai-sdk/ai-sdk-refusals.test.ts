@@ -172,6 +172,20 @@ describe('Last-Event-ID on a chat’s stream', () => {
     expect(text.startsWith('data: {"type":"start"')).toBe(true);
     expect(text).toContain('"type":"tool-approval-request"');
   }, 120_000);
+
+  it('a chat id with spaces around it names the same chat on the resume route as on the POST', async () => {
+    const model = new ScriptedChatModel([
+      toolCallTurn([{ name: 'load_skill', arguments: { name: 'order-change' }, id: 'call_skill' }]),
+      toolCallTurn([{ name: 'cancel_order', arguments: { orderId: '88235' }, id: 'call_c' }]),
+    ]);
+    server = await startTestServer({ model });
+    const baseUrl = server.server.url;
+    const started = await post(baseUrl, { id: ' chat spaced ', messages: [userMessage('u1', '取消 88235')] });
+    expect(await started.text()).toContain('"finishReason":"tool-calls"');
+    const resumed = await rawGet(baseUrl, ' chat spaced ');
+    expect(resumed.status).toBe(200);
+    expect(await resumed.text()).toContain('"type":"tool-approval-request"');
+  }, 120_000);
 });
 
 /** Request bodies shaped like `DefaultChatTransport`'s, with every field sometimes wrong. */

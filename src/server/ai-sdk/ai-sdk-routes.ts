@@ -90,9 +90,9 @@ export function registerAiSdkRoutes(app: Hono<Env>, options: AiSdkRoutesOptions)
         'invalid_request',
         'Last-Event-ID must be an id of the stream (<runId>:<seq>) or a non-negative integer',
       );
-    const conversation = await store.getConversation(
-      dialectConversationId(user.id, DIALECT, context.req.param('id')),
-    );
+    // Trimmed as the POST's `id` is, or a padded chat id would name another conversation here.
+    const chatId = context.req.param('id').trim();
+    const conversation = await store.getConversation(dialectConversationId(user.id, DIALECT, chatId));
     // A chat with nothing under way (never started, finished, or another user's id, which names
     // another conversation): 204, as the AI SDK's clients expect of a chat with no active stream.
     const active = conversation?.userId === user.id ? await store.findActiveRun(conversation.id) : undefined;
