@@ -174,6 +174,22 @@ export class UiMessageChunkMapper {
   /** A tool call's input once known (validated arguments, or any outcome), then its outcome once final. */
   #toolProgress(block: ToolBlock, out: UiMessageChunk[], withOutcome = true): void {
     const id = block.toolCallId;
+    if (!this.#inputsSent.has(id) && block.args === undefined && FINAL_TOOL_STATUSES.has(block.status)) {
+      // Ended before its arguments validated: the SDK's `tool-input-error`. A `tool-input-available`
+      // would have the client run a tool of its own (`onToolCall`) for a call the run already failed.
+      if (!withOutcome) return;
+      this.#inputsSent.add(id);
+      this.#outputsSent.add(id);
+      out.push({
+        type: 'tool-input-error',
+        toolCallId: id,
+        toolName: block.name,
+        input: parsedOr(block.argsText),
+        errorText: toolErrorText(block),
+        ...(block.title === '' ? {} : { title: block.title }),
+      });
+      return;
+    }
     if (!this.#inputsSent.has(id) && (block.args !== undefined || block.status !== 'pending')) {
       this.#inputsSent.add(id);
       out.push({
