@@ -202,10 +202,36 @@ export class UiMessageChunkMapper {
     }
     if (!withOutcome || this.#outputsSent.has(id) || !FINAL_TOOL_STATUSES.has(block.status)) return;
     this.#outputsSent.add(id);
+    const unanswered = this.#unansweredCard(id);
     if (block.status === 'done')
       out.push({ type: 'tool-output-available', toolCallId: id, output: outputOf(block) });
     else if (block.status === 'rejected') out.push({ type: 'tool-output-denied', toolCallId: id });
-    else out.push({ type: 'tool-output-error', toolCallId: id, errorText: toolErrorText(block) });
+    else if (unanswered !== undefined) {
+      // A card that expires unanswered (its run stopped): the SDK allows an error only after an
+      // approval, so it is a denial, with why; either way the write was not made.
+      this.#approvalsResponded.add(unanswered.blockId);
+      out.push({
+        type: 'tool-approval-response',
+        approvalId: unanswered.blockId,
+        approved: false,
+        reason: toolErrorText(block),
+      });
+      out.push({ type: 'tool-output-denied', toolCallId: id });
+    } else out.push({ type: 'tool-output-error', toolCallId: id, errorText: toolErrorText(block) });
+  }
+
+  /** The confirm card of a call whose approval request was sent and never answered. */
+  #unansweredCard(toolCallId: string): ConfirmBlock | undefined {
+    for (const block of this.#state.blocks)
+      if (
+        block.kind === 'confirm' &&
+        block.toolCallId === toolCallId &&
+        block.decision === undefined &&
+        this.#approvalsRequested.has(block.blockId) &&
+        !this.#approvalsResponded.has(block.blockId)
+      )
+        return block;
+    return undefined;
   }
 
   /**
