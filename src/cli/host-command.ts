@@ -406,6 +406,8 @@ class Host {
       headers: {
         authorization: `Bearer ${this.#token}`,
         accept: 'text/event-stream, application/json',
+        // The host reads runstream's extension shape: requires_action, response.resumed, runstream_* items.
+        'x-runstream-extensions': '1',
         ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
         ...init.headers,
       },

@@ -68,11 +68,13 @@ beforeAll(async () => {
   a.run = assistant?.runId ?? '';
   a.toolCallId = assistant?.blocks?.find((block) => block.kind === 'confirm')?.toolCallId ?? '';
   const response = (
-    await call(TEST_TOKEN, 'POST', '/v1/responses', {
-      input: 'read notes.txt',
-      tools: [READ_FILE_TOOL],
-      stream: false,
-    })
+    await call(
+      TEST_TOKEN,
+      'POST',
+      '/v1/responses',
+      { input: 'read notes.txt', tools: [READ_FILE_TOOL], stream: false },
+      { 'x-runstream-extensions': '1' },
+    )
   ).json as { id: string; status: string; output: { type: string; call_id?: string }[] };
   expect(response.status).toBe('requires_action');
   a.response = response.id;
@@ -85,9 +87,11 @@ afterAll(() => testServer?.close());
 /** What must not have moved after anyone else's requests: A's run still paused, the response still waiting. */
 async function expectAUntouched(): Promise<void> {
   expect(((await call(TEST_TOKEN, 'GET', `/v1/runs/${a.run}`)).json as Json).status).toBe('paused');
-  expect(((await call(TEST_TOKEN, 'GET', `/v1/responses/${a.response}`)).json as Json).status).toBe(
-    'requires_action',
-  );
+  const extension = { 'x-runstream-extensions': '1' };
+  expect(
+    ((await call(TEST_TOKEN, 'GET', `/v1/responses/${a.response}`, undefined, extension)).json as Json)
+      .status,
+  ).toBe('requires_action');
 }
 
 function expectWireError(result: { status: number; json: unknown }, status: number, code?: string): void {

@@ -323,6 +323,24 @@ export class MemoryRunStore implements RunStore {
     return [...this.#runs.values()].filter((run) => run.status === status).map((run) => ({ ...run }));
   }
 
+  async findOpenHostCalls(userId: string, toolCallIds: readonly string[]): Promise<ToolCallRecord[]> {
+    const wanted = new Set(toolCallIds);
+    return [...this.#toolCalls.values()]
+      .map((entry) => entry.record)
+      .filter((call) => {
+        const run = this.#runs.get(call.runId);
+        return (
+          wanted.has(call.toolCallId) &&
+          run?.userId === userId &&
+          run.status === 'paused' &&
+          call.effect === 'host' &&
+          call.status === 'pending' &&
+          call.hostResult === undefined
+        );
+      })
+      .map(jsonCopyRecord);
+  }
+
   async saveCheckpoint(runId: string, checkpoint: unknown): Promise<void> {
     const run = this.#runs.get(runId);
     if (run === undefined) throw notFound('run', runId);

@@ -160,3 +160,11 @@ export function toToolCallRecord(row: ToolCallRow): ToolCallRecord {
   if (row.host_result !== null) record.hostResult = fromJson(row.host_result) as HostToolResult;
   return record;
 }
+
+/** `a, b` as `table.a, table.b`: a store's column list for a query that joins tables with the same column names. */
+export function qualified(table: string, columns: string): string {
+  return columns
+    .split(',')
+    .map((column) => `${table}.${column.trim()}`)
+    .join(', ');
+}

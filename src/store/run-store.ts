@@ -188,6 +188,13 @@ export interface RunStore {
   countRunningRuns(userId: string): Promise<number>;
   listRunsByStatus(status: RunStatus): Promise<RunRecord[]>;
   /**
+   * The host calls with these ids that still wait for their output in the user's paused runs
+   * (status `pending`, no submitted result), oldest first: how a stateless client's
+   * `function_call_output` finds the run it answers. Indexed by call id, so it costs the matches,
+   * not the number of paused runs; another user's calls never match.
+   */
+  findOpenHostCalls(userId: string, toolCallIds: readonly string[]): Promise<ToolCallRecord[]>;
+  /**
    * Keep what the runtime needs to resume a paused run after a restart (its transcript, loaded
    * skills, pending calls). JSON-serialisable and opaque to the store; `null` clears it once the run
    * has moved on. Kept apart from `RunRecord` because it can be large and is read only on resume.

@@ -1,5 +1,5 @@
 import type { RunPatch, ToolCallRecord } from './run-store.ts';
-import { toJson } from './run-store-rows.ts';
+import { qualified, toJson } from './run-store-rows.ts';
 
 /** The SQLite store's statements and their parameters. */
 
@@ -9,6 +9,9 @@ export const RUN_COLUMNS =
   'id, conversation_id, message_id, user_id, status, cancel_reason, last_seq, lease_owner, lease_expires_at, stop_requested, created_at, updated_at';
 export const TOOL_CALL_COLUMNS =
   'run_id, tool_call_id, name, args, effect, status, decision, result, error, host_result, created_at, updated_at';
+
+/** The same columns named by table, for a query that joins `runs` (which has `status` too). */
+export const QUALIFIED_TOOL_CALL_COLUMNS = qualified('tool_calls', TOOL_CALL_COLUMNS);
 
 /**
  * One static statement for every patch: a `set_*` flag says whether the patch names the column, so

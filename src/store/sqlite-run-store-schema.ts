@@ -89,6 +89,8 @@ export const RUN_STORE_MIGRATIONS: readonly string[] = [
   'ALTER TABLE tool_calls ADD COLUMN host_result TEXT;',
   // A stop asked for on an instance that does not drive the run, for its owner to apply.
   'ALTER TABLE runs ADD COLUMN stop_requested TEXT;',
+  // A stateless Responses client names the call it answers, not the run (findOpenHostCalls).
+  'CREATE INDEX tool_calls_by_call_id ON tool_calls(tool_call_id);',
 ];
 
 /**

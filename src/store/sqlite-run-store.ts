@@ -41,6 +41,7 @@ import {
 import {
   MESSAGE_COLUMNS,
   PATCH_RUN,
+  QUALIFIED_TOOL_CALL_COLUMNS,
   RUN_COLUMNS,
   runPatchParameters,
   TOOL_CALL_COLUMNS,
@@ -315,6 +316,21 @@ export class SqliteRunStore implements RunStore {
       status,
     ) as RunRow[];
     return rows.map(toRunRecord);
+  }
+
+  async findOpenHostCalls(userId: string, toolCallIds: readonly string[]): Promise<ToolCallRecord[]> {
+    if (toolCallIds.length === 0) return [];
+    const ids = [...new Set(toolCallIds)];
+    const rows = this.#database
+      .prepare(
+        `SELECT ${QUALIFIED_TOOL_CALL_COLUMNS} FROM tool_calls JOIN runs ON runs.id = tool_calls.run_id
+         WHERE tool_calls.tool_call_id IN (${ids.map(() => '?').join(', ')})
+           AND runs.user_id = ? AND runs.status = 'paused'
+           AND tool_calls.effect = 'host' AND tool_calls.status = 'pending' AND tool_calls.host_result IS NULL
+         ORDER BY tool_calls.ordinal`,
+      )
+      .all(...ids, userId) as ToolCallRow[];
+    return rows.map(toToolCallRecord);
   }
 
   async saveCheckpoint(runId: string, checkpoint: unknown): Promise<void> {

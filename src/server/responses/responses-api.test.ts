@@ -400,10 +400,12 @@ describe('POST /v1/responses with a host tool (scripted model)', () => {
     expect(busy.status).toBe(409);
     expect(await busy.json()).toMatchObject({ error: { code: 'tool_results_pending' } });
 
+    // An output of a call we have no record of, and no user message to answer: nothing to run.
     const orphan = await api.create({
-      input: [{ type: 'function_call_output', call_id: 'call_read', output: NOTES }],
+      input: [{ type: 'function_call_output', call_id: 'call_unknown', output: NOTES }],
     });
     expect(orphan.status).toBe(400);
+    expect(await orphan.json()).toMatchObject({ error: { code: 'invalid_request' } });
 
     // As OpenAI-style clients answer a call: a new request naming the previous response.
     const events = await readEvents(

@@ -20,18 +20,43 @@ const FunctionCallOutputItem = z.looseObject({
   output: z.union([z.string(), z.array(TextPart), z.record(z.string(), z.unknown())]),
 });
 
+/** The owner's answer to an `mcp_approval_request` item of the plain shape (a confirmation). */
+const McpApprovalResponseItem = z.looseObject({
+  type: z.literal('mcp_approval_response'),
+  approval_request_id: z.string().min(1).max(300),
+  approve: z.boolean(),
+  reason: z.string().max(2000).nullable().optional(),
+});
+
+/** A host call a client echoes back from an earlier output (stateless clients send their history). */
+const FunctionCallItem = z.looseObject({
+  type: z.literal('function_call'),
+  call_id: z.string().min(1).max(200),
+  name: z.string().max(200),
+  arguments: z.string().max(1_000_000),
+  id: z.string().max(300).nullable().optional(),
+});
+
 /** Items a client echoes back from an earlier response's output; the conversation already has them. */
 const EchoedItem = z.looseObject({
   type: z.enum([
-    'function_call',
     'reasoning',
+    'mcp_call',
+    'mcp_approval_request',
+    'mcp_list_tools',
     'runstream_tool_call',
     'runstream_confirmation',
     'runstream_error',
   ]),
 });
 
-export const InputItemSchema = z.union([FunctionCallOutputItem, MessageItem, EchoedItem]);
+export const InputItemSchema = z.union([
+  FunctionCallOutputItem,
+  McpApprovalResponseItem,
+  FunctionCallItem,
+  MessageItem,
+  EchoedItem,
+]);
 export type InputItem = z.infer<typeof InputItemSchema>;
 
 export const FunctionToolSchema = z.object({

@@ -1,22 +1,37 @@
 import type { ServerResponse } from 'node:http';
 import type { Hono } from 'hono';
-import type { RunManager } from '../../runtime/index.ts';
+import type { RunLog, RunManager } from '../../runtime/index.ts';
 import type { ResponseRecord, ResponseRecords, RunStore, User } from '../../store/index.ts';
 import { HttpError } from '../http-error.ts';
 import { bodyOf, nodeResponseOf } from '../node-response-of.ts';
 import { readJsonBody } from '../read-json-body.ts';
 import type { StreamLogOptions } from '../stream-run.ts';
 import { startRunWithin, type UserLimits } from '../user-limits.ts';
-import type { ResponseContext } from './response-object.ts';
+import {
+  type InputHistory,
+  instructionTexts,
+  lastUserText,
+  readInputHistory,
+  transcriptOf,
+} from './input-history.ts';
+import {
+  plainMapperOf,
+  plainResponseOf,
+  streamPlainFrom,
+  streamPlainStretch,
+} from './plain-stream-response.ts';
+import { parseResponseId } from './plain-stretch.ts';
+import { type HttpContext, responseAnswers } from './response-answers.ts';
+import { contextOf } from './response-context.ts';
+import { EXTENSIONS_HEADER, type ResponsesMode, responsesModeOf } from './responses-mode.ts';
 import {
   CancelResponseSchema,
   type CreateResponseRequest,
   CreateResponseSchema,
-  messageText,
-  outputText,
   RESPONSES_MAX_BODY_BYTES,
   SubmitToolResultsSchema,
 } from './responses-request.ts';
+import { resolveStatelessInput } from './stateless-input.ts';
 import { responseObjectOf, streamResponse } from './stream-response.ts';
 
 export interface ResponsesRoutesOptions {
@@ -31,8 +46,6 @@ export interface ResponsesRoutesOptions {
 }
 
 type Env = { Variables: { user: User; traceId: string } };
-
-type ToolResultInput = { call_id: string; output?: Parameters<typeof outputText>[0]; error?: string };
 
 /**
  * The Streamable HTTP "responses" face (seed 004): start a response, let the host run its own tools
@@ -53,67 +66,29 @@ export function registerResponsesRoutes(app: Hono<Env>, options: ResponsesRoutes
     return record;
   }
 
-  /** Submit host results to a waiting response and answer with its continuation. */
-  async function submit(
+  const { submit, decideApprovals, approvalsOf, answerDuplicate } = responseAnswers({
+    store,
+    runs,
+    streamOptions,
+  });
+
+  /** Start a new run for the request's turn and answer with its stream or its object. */
+  async function startResponse(
     user: User,
-    record: ResponseRecord,
-    results: ToolResultInput[],
-    stream: boolean,
-    accept: string | undefined,
-    traceId: string,
-    outgoing: ServerResponse | undefined,
+    mode: ResponsesMode,
+    body: CreateResponseRequest,
+    history: InputHistory,
+    previous: ResponseRecord | undefined,
+    transcript: string,
+    text: string,
+    http: HttpContext,
   ): Promise<Response> {
-    const before = (await runs.logOf(user.id, record.id)).lastSeq;
-    const { log, resumed } = await runs.submitToolResults(
-      user.id,
-      record.id,
-      results.map((result) =>
-        result.error !== undefined
-          ? { toolCallId: result.call_id, error: result.error }
-          : { toolCallId: result.call_id, output: outputText(result.output ?? '') },
-      ),
-    );
-    const context = contextOf(record);
-    if (!resumed) {
-      // Other calls of the same turn are still unanswered: the response keeps waiting.
-      return Response.json(responseObjectOf(log, context), {
-        status: 202,
-        headers: { 'x-request-id': traceId },
-      });
-    }
-    if (!stream) {
-      await runs.settled(record.id);
-      return Response.json(responseObjectOf(log, context), { headers: { 'x-request-id': traceId } });
-    }
-    return streamResponse(log, context, { afterNativeSeq: before }, accept, streamOptions(traceId, outgoing));
-  }
-
-  app.post('/v1/responses', async (context) => {
-    const user = context.get('user');
-    const traceId = context.get('traceId');
-    const body = await readJsonBody(bodyOf(context), CreateResponseSchema, RESPONSES_MAX_BODY_BYTES);
-    const stream = body.stream ?? false;
-    const accept = context.req.header('accept');
-    const items = typeof body.input === 'string' ? [] : body.input;
-    const outputs = items.filter((item) => item.type === 'function_call_output') as ToolResultInput[];
-
-    const previous = body.previous_response_id
-      ? await ownedRecord(user, body.previous_response_id)
-      : undefined;
-    if (outputs.length > 0) {
-      // OpenAI-style clients answer a function call with a new request naming the previous response.
-      if (previous === undefined)
-        throw new HttpError(400, 'invalid_request', 'function_call_output items need previous_response_id');
-      if (userText(body) !== '')
-        throw new HttpError(400, 'invalid_request', 'send function_call_output items without new messages');
-      return submit(user, previous, outputs, stream, accept, traceId, nodeResponseOf(context));
-    }
-
-    const text = userText(body);
     if (text === '') throw new HttpError(400, 'invalid_request', 'input: needs a user message');
-    const instructions = [body.instructions ?? '', ...systemTexts(body)]
+    const instructions = [body.instructions ?? '', ...instructionTexts(history)]
       .filter((part) => part !== '')
       .join('\n\n');
+    // The model reads a stateless history with its instructions; the object echoes only the client's.
+    const runInstructions = [instructions, transcript].filter((part) => part !== '').join('\n\n');
     const tools = (body.tools ?? []).map((tool) => ({
       type: 'function' as const,
       name: tool.name,
@@ -126,8 +101,8 @@ export function registerResponsesRoutes(app: Hono<Env>, options: ResponsesRoutes
         description: tool.description ?? '',
         parameters: tool.parameters,
       })),
-      ...(instructions === '' ? {} : { instructions }),
-      traceId,
+      ...(runInstructions === '' ? {} : { instructions: runInstructions }),
+      traceId: http.traceId,
       face: 'responses' as const,
     };
     // Refuse bad tools before a conversation exists for them, so a 400 leaves nothing behind.
@@ -149,97 +124,155 @@ export function registerResponsesRoutes(app: Hono<Env>, options: ResponsesRoutes
       model: options.modelName,
       instructions: instructions === '' ? null : instructions,
       tools,
-      previousResponseId: previous?.id ?? null,
-      traceId,
+      // As the client named it: in the plain shape a later response of the run (`<runId>.<seq>`).
+      previousResponseId: previous === undefined ? null : (body.previous_response_id ?? previous.id),
+      traceId: http.traceId,
       metadata: body.metadata ?? {},
     };
     await responses.save(record);
+    const stream = body.stream ?? false;
+    if (mode === 'plain') {
+      if (!stream) {
+        await runs.settled(log.runId);
+        return Response.json(plainResponseOf(log, contextOf(record), log.runId), {
+          headers: { 'x-request-id': http.traceId },
+        });
+      }
+      return streamPlainFrom(
+        log,
+        contextOf(record),
+        0,
+        http.accept,
+        streamOptions(http.traceId, http.outgoing),
+      );
+    }
     if (!stream) {
       await runs.settled(log.runId);
-      return context.json(responseObjectOf(log, contextOf(record)), 200, { 'x-request-id': traceId });
+      return Response.json(responseObjectOf(log, contextOf(record)), {
+        headers: { 'x-request-id': http.traceId },
+      });
     }
     return streamResponse(
       log,
       contextOf(record),
       { afterSequence: -1 },
-      accept,
-      streamOptions(traceId, nodeResponseOf(context)),
+      http.accept,
+      streamOptions(http.traceId, http.outgoing),
+    );
+  }
+
+  app.post('/v1/responses', async (context) => {
+    const user = context.get('user');
+    const mode = responsesModeOf(context.req.header(EXTENSIONS_HEADER));
+    const http: HttpContext = {
+      traceId: context.get('traceId'),
+      accept: context.req.header('accept'),
+      outgoing: nodeResponseOf(context),
+    };
+    const body = await readJsonBody(bodyOf(context), CreateResponseSchema, RESPONSES_MAX_BODY_BYTES);
+    const stream = body.stream ?? false;
+    // Silently ignoring these would answer something else than asked.
+    if (body.conversation !== undefined && body.conversation !== null)
+      throw new HttpError(400, 'invalid_request', 'conversation is not supported; use previous_response_id');
+    if (body.background === true)
+      throw new HttpError(400, 'invalid_request', 'background is not supported; stream, or resume with GET');
+    const history = readInputHistory(body.input);
+
+    const previous = body.previous_response_id
+      ? await ownedRecord(user, parseResponseId(body.previous_response_id).runId)
+      : undefined;
+    if (previous !== undefined) {
+      if (history.outputs.length > 0) {
+        // OpenAI-style clients answer a function call with a new request naming the previous response.
+        if (history.trailingText !== '')
+          throw new HttpError(400, 'invalid_request', 'send function_call_output items without new messages');
+        return submit(user, mode, previous, history.outputs, stream, http);
+      }
+      if (history.approvals.length > 0)
+        return decideApprovals(user, mode, previous, await approvalsOf(previous, history), stream, http);
+      // The conversation already holds the history: only the new turn is new.
+      return startResponse(user, mode, body, history, previous, '', history.trailingText, http);
+    }
+    if (history.outputs.length > 0 || history.approvals.length > 0) {
+      const resolved = await resolveStatelessInput(store, responses, user, history);
+      if (resolved.kind === 'submit')
+        return submit(user, mode, resolved.record, resolved.outputs, stream, http);
+      if (resolved.kind === 'decide')
+        return decideApprovals(user, mode, resolved.record, resolved.decisions, stream, http);
+      if (resolved.kind === 'duplicate')
+        return answerDuplicate(user, mode, resolved.record, resolved.callId, stream, http);
+      // The client moved on with a new message: the paused response will not get its outputs.
+      if (resolved.kind === 'supersede') await runs.cancel(user.id, resolved.record.id, 'superseded');
+    }
+    if (!history.hasHistory)
+      return startResponse(user, mode, body, history, undefined, '', history.trailingText, http);
+    const trailing = history.trailingText !== '';
+    return startResponse(
+      user,
+      mode,
+      body,
+      history,
+      undefined,
+      transcriptOf(history, trailing ? 'trailing' : 'marked'),
+      trailing ? history.trailingText : lastUserText(history),
+      http,
     );
   });
 
   app.post('/v1/responses/:id/tool_results', async (context) => {
     const user = context.get('user');
-    const record = await ownedRecord(user, context.req.param('id'));
+    const record = await ownedRecord(user, parseResponseId(context.req.param('id')).runId);
     const body = await readJsonBody(bodyOf(context), SubmitToolResultsSchema, RESPONSES_MAX_BODY_BYTES);
     const results = Array.isArray(body) ? body : body.tool_outputs;
     const stream = Array.isArray(body) ? context.req.query('stream') !== 'false' : body.stream !== false;
-    return submit(
-      user,
-      record,
-      results,
-      stream,
-      context.req.header('accept'),
-      context.get('traceId'),
-      nodeResponseOf(context),
-    );
+    return submit(user, responsesModeOf(context.req.header(EXTENSIONS_HEADER)), record, results, stream, {
+      traceId: context.get('traceId'),
+      accept: context.req.header('accept'),
+      outgoing: nodeResponseOf(context),
+    });
   });
 
   app.post('/v1/responses/:id/cancel', async (context) => {
     const user = context.get('user');
-    const record = await ownedRecord(user, context.req.param('id'));
+    const id = context.req.param('id');
+    const record = await ownedRecord(user, parseResponseId(id).runId);
     const body = await readJsonBody(bodyOf(context), CancelResponseSchema);
     await runs.cancel(user.id, record.id, body.reason ?? 'user_stop');
     const log = await runs.logOf(user.id, record.id);
+    if (responsesModeOf(context.req.header(EXTENSIONS_HEADER)) === 'plain')
+      return context.json(plainObject(log, record, id));
     return context.json(responseObjectOf(log, contextOf(record)));
   });
 
   app.get('/v1/responses/:id', async (context) => {
     const user = context.get('user');
-    const record = await ownedRecord(user, context.req.param('id'));
+    const id = context.req.param('id');
+    const record = await ownedRecord(user, parseResponseId(id).runId);
     const log = await runs.logOf(user.id, record.id);
-    if (context.req.query('stream') !== 'true') return context.json(responseObjectOf(log, contextOf(record)));
-    const after = context.req.header('last-event-id') ?? context.req.query('starting_after');
-    return streamResponse(
-      log,
-      contextOf(record),
-      { afterSequence: parseSequence(after) },
-      context.req.header('accept'),
-      streamOptions(context.get('traceId'), nodeResponseOf(context)),
-    );
+    // A browser EventSource cannot send headers: `?extensions=1` asks for the extension shape too.
+    const plain =
+      responsesModeOf(context.req.header(EXTENSIONS_HEADER) ?? context.req.query('extensions')) === 'plain';
+    if (context.req.query('stream') !== 'true')
+      return context.json(plain ? plainObject(log, record, id) : responseObjectOf(log, contextOf(record)));
+    const after = parseSequence(context.req.header('last-event-id') ?? context.req.query('starting_after'));
+    const accept = context.req.header('accept');
+    const options = streamOptions(context.get('traceId'), nodeResponseOf(context));
+    if (plain) {
+      const mapper = plainMapperOf(log, contextOf(record));
+      const stretch = mapper.stretch(id) ?? (id === record.id ? mapper.last : null);
+      if (stretch === null || stretch === undefined)
+        throw new HttpError(404, 'not_found', 'no such response');
+      return streamPlainStretch(log, contextOf(record), stretch, after, accept, options);
+    }
+    return streamResponse(log, contextOf(record), { afterSequence: after }, accept, options);
   });
 }
 
-export function contextOf(record: ResponseRecord): ResponseContext {
-  return {
-    id: record.id,
-    createdAt: record.createdAt,
-    model: record.model,
-    instructions: record.instructions,
-    tools: record.tools.map((tool) => ({ ...tool, strict: false })),
-    previousResponseId: record.previousResponseId,
-    conversationId: record.conversationId,
-    traceId: record.traceId,
-    metadata: record.metadata,
-  };
-}
-
-/** The user's words: a string input, or the text of its user message items. */
-function userText(body: CreateResponseRequest): string {
-  if (typeof body.input === 'string') return body.input.trim();
-  return body.input
-    .flatMap((item) => ('role' in item && item.role === 'user' ? [messageText(item.content as never)] : []))
-    .join('\n\n')
-    .trim();
-}
-
-/** System and developer message items join the instructions. */
-function systemTexts(body: CreateResponseRequest): string[] {
-  if (typeof body.input === 'string') return [];
-  return body.input.flatMap((item) =>
-    'role' in item && (item.role === 'system' || item.role === 'developer')
-      ? [messageText(item.content as never)]
-      : [],
-  );
+/** A stretch's plain response, 404 when the run has no stretch of that id. */
+function plainObject(log: RunLog, record: ResponseRecord, id: string) {
+  const object = plainResponseOf(log, contextOf(record), id);
+  if (object === undefined) throw new HttpError(404, 'not_found', 'no such response');
+  return object;
 }
 
 function parseSequence(value: string | undefined): number {

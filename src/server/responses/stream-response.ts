@@ -76,7 +76,12 @@ function responsesEventJson(event: ResponsesStreamEvent): string {
 }
 
 /** The JSON of an answer's text delta, the mapper's keys in its order. */
-function textDeltaJson(sequenceNumber: number, itemId: string, outputIndex: number, delta: string): string {
+export function textDeltaJson(
+  sequenceNumber: number,
+  itemId: string,
+  outputIndex: number,
+  delta: string,
+): string {
   if (itemId !== lastItemId) {
     lastItemId = itemId;
     lastItemIdJson = JSON.stringify(itemId);
@@ -137,7 +142,7 @@ class ResponsesFaceMapper implements LogFaceMapper {
 }
 
 /** Numbers by seq, for seqs that arrive in increasing order: a typed array, not an entry per seq. */
-class SequenceNumbers {
+export class SequenceNumbers {
   #firstSeq = -1;
   #values = new Int32Array(256).fill(-1);
 

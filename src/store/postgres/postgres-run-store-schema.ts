@@ -86,5 +86,7 @@ export const POSTGRES_RUN_STORE_SCHEMA: PostgresSchema = {
        updated_at BIGINT NOT NULL,
        UNIQUE (run_id, tool_call_id)
      );`,
+    // A stateless Responses client names the call it answers, not the run (findOpenHostCalls).
+    'CREATE INDEX tool_calls_by_call_id ON tool_calls(tool_call_id);',
   ],
 };

@@ -21,6 +21,7 @@ import {
   type ConversationRow,
   fromJson,
   type MessageRow,
+  qualified,
   type RunRow,
   type ToolCallRow,
   toConversation,
@@ -379,6 +380,19 @@ export class PostgresRunStore implements RunStore {
       [status],
     );
     return rows.map(toRunRecord);
+  }
+
+  async findOpenHostCalls(userId: string, toolCallIds: readonly string[]): Promise<ToolCallRecord[]> {
+    if (toolCallIds.length === 0) return [];
+    const { rows } = await this.#pool.query<ToolCallRow>(
+      `SELECT ${qualified('tool_calls', TOOL_CALL_COLUMNS)} FROM tool_calls JOIN runs ON runs.id = tool_calls.run_id
+       WHERE tool_calls.tool_call_id = ANY($1::text[])
+         AND runs.user_id = $2 AND runs.status = 'paused'
+         AND tool_calls.effect = 'host' AND tool_calls.status = 'pending' AND tool_calls.host_result IS NULL
+       ORDER BY tool_calls.ordinal`,
+      [[...new Set(toolCallIds)], userId],
+    );
+    return rows.map(toToolCallRecord);
   }
 
   async saveCheckpoint(runId: string, checkpoint: unknown): Promise<void> {

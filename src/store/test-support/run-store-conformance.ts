@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { hashApiToken } from '../api-token.ts';
 import type { StoredMessage } from '../run-store.ts';
+import { describeHostToolCallConformance } from './run-store-conformance-host-calls.ts';
 import { describeRunAndToolCallConformance } from './run-store-conformance-runs.ts';
 import {
   createHarness,
@@ -39,6 +40,7 @@ export function describeRunStoreConformance(
     describeConversationConformance(get);
     describeMessageConformance(get);
     describeRunAndToolCallConformance(get);
+    describeHostToolCallConformance(get);
     describeRunningRunCountConformance(get);
   });
 }

@@ -92,28 +92,39 @@ export function lastResponse(events: readonly ResponsesStreamEvent[]): ResponseO
   return responseOf(events.at(-1));
 }
 
-/** `fetch` against a test server with a bearer token (the demo user's unless told). */
+/**
+ * `fetch` against a test server with a bearer token (the demo user's unless told), in the extension
+ * shape (`x-runstream-extensions: 1`) unless made with `plain: true`.
+ */
 export class ResponsesApi {
   readonly baseUrl: string;
   readonly token: string;
+  readonly plain: boolean;
 
-  constructor(baseUrl: string, token: string = TEST_TOKEN) {
+  constructor(baseUrl: string, token: string = TEST_TOKEN, plain = false) {
     this.baseUrl = baseUrl;
     this.token = token;
+    this.plain = plain;
   }
 
   as(token: string): ResponsesApi {
-    return new ResponsesApi(this.baseUrl, token);
+    return new ResponsesApi(this.baseUrl, token, this.plain);
   }
 
   /** The same token against another server (e.g. after a restart). */
   at(baseUrl: string): ResponsesApi {
-    return new ResponsesApi(baseUrl, this.token);
+    return new ResponsesApi(baseUrl, this.token, this.plain);
+  }
+
+  /** The same client in the plain (OpenAI-compatible) shape: no extension header. */
+  plainShape(): ResponsesApi {
+    return new ResponsesApi(this.baseUrl, this.token, true);
   }
 
   request(path: string, init: RequestInit = {}): Promise<Response> {
     const headers = new Headers(init.headers);
     if (!headers.has('authorization')) headers.set('authorization', `Bearer ${this.token}`);
+    if (!this.plain && !headers.has('x-runstream-extensions')) headers.set('x-runstream-extensions', '1');
     if (init.body !== undefined && !headers.has('content-type'))
       headers.set('content-type', 'application/json');
     return fetch(`${this.baseUrl}${path}`, { ...init, headers });
