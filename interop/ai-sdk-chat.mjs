@@ -9,6 +9,11 @@
 //
 // `send` may carry `message` (the assistant message a continuation goes on from, as `useChat` passes
 // the last one) and `body` (fields the transport adds, e.g. `tools`).
+//
+//   node ai-sdk-chat.mjs '{"op":"read","streams":["data: {…}\n\n…"]}'
+//
+// `read` parses UI message streams made without a server (a test's run log) exactly as the transport
+// parses a response's body, and prints `{"results": [...]}`, one result (no status) per stream.
 import { DefaultChatTransport, readUIMessageStream, safeValidateUIMessages } from 'ai';
 
 const request = JSON.parse(process.argv[2] ?? '{}');
@@ -28,6 +33,16 @@ const transport = new DefaultChatTransport({
 });
 
 async function main() {
+  if (request.op === 'read') {
+    const results = [];
+    for (const sse of request.streams)
+      results.push(
+        await collect(transport.processResponseStream(new Response(sse).body)).catch((error) => ({
+          error: { name: error?.name, message: String(error?.message ?? error) },
+        })),
+      );
+    return { results };
+  }
   const stream =
     request.op === 'resume'
       ? await transport.reconnectToStream({ chatId: request.chatId })
@@ -39,6 +54,11 @@ async function main() {
           abortSignal: undefined,
         });
   if (stream === null) return { status, headers, chunks: [], message: null };
+  return { status, headers, ...(await collect(stream)) };
+}
+
+/** The chunks of a parsed stream, the message `readUIMessageStream` builds, and whether it is valid. */
+async function collect(stream) {
   const [forChunks, forMessage] = stream.tee();
   const chunks = [];
   const collecting = (async () => {
@@ -55,8 +75,6 @@ async function main() {
   // As an app validates the messages it stores and sends back: the message must be a valid UIMessage.
   const validation = message === null ? null : await safeValidateUIMessages({ messages: [message] });
   return {
-    status,
-    headers,
     chunks,
     message,
     valid: validation === null ? null : validation.success ? true : String(validation.error?.message),

@@ -76,14 +76,14 @@ describe('the AI SDK client against /v1/ai-sdk/chat', () => {
     // Our Last-Event-ID convention on the same route: a reader that has everything gets 204.
     const paused = await nativeRun(baseUrl, runId);
     expect(paused).toMatchObject({ status: 'paused', messageId: message.id });
-    const caughtUp = await rawGet(baseUrl, 'chat-approve', { 'last-event-id': String(paused.lastSeq) });
+    const caughtUp = await rawGet(baseUrl, 'chat-approve', { 'last-event-id': `${runId}:${paused.lastSeq}` });
     expect(caughtUp.status).toBe(204);
-    // One event short: only the frames of that last event (the pause), each an SSE `data:` line.
+    // One event short (a bare seq: the run under way): only the frames of that last event, the pause.
     const tail = await (
       await rawGet(baseUrl, 'chat-approve', { 'last-event-id': String(paused.lastSeq - 1) })
     ).text();
     expect(tail).toBe(
-      `data: {"type":"finish-step"}\n\nid: ${paused.lastSeq}\ndata: {"type":"finish","finishReason":"tool-calls"}\n\ndata: [DONE]\n\n`,
+      `data: {"type":"finish-step"}\n\nid: ${runId}:${paused.lastSeq}\ndata: {"type":"finish","finishReason":"tool-calls"}\n\ndata: [DONE]\n\n`,
     );
 
     const second = await aiSdkClient({
@@ -227,8 +227,12 @@ describe('confirmations on /v1/ai-sdk/chat', () => {
     const oneAnswered = answer(first, 'call_a');
     const partly = await send([user, oneAnswered], oneAnswered);
     expect(partly.error).toBeUndefined();
-    // The run still waits for the other card: nothing more to say until it is answered.
-    expect(partly.chunks.map((chunk) => chunk.type)).toEqual(['start']);
+    // The run still waits for the other card: nothing more to say until it is answered, but that
+    // the message still waits for tool calls, as at the pause.
+    expect(partly.chunks.map((chunk) => chunk.type)).toEqual(['start', 'finish']);
+    expect(partly.chunks.at(-1)).toEqual({ type: 'finish', finishReason: 'tool-calls' });
+    expect(partly.valid).toBe(true);
+    expect(toolPart(partly.message, 'cancel_order')).toMatchObject({ state: 'approval-responded' });
     const changedMind = await post(baseUrl, { id: 'chat-two', messages: [user, answered(first, false)] });
     expect(changedMind.status).toBe(409);
     const bothAnswered = answer(partly.message as UiMessage, 'call_b');

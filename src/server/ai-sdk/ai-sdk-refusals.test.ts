@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ScriptedChatModel, textTurn, toolCallTurn } from '../../models/index.ts';
 import { startTestServer, TEST_TOKEN, type TestServer } from '../test-support/start-test-server.ts';
 import {
   aiSdkClient,
@@ -113,6 +114,77 @@ describe('requests /v1/ai-sdk/chat refuses', () => {
     expect(toolPart(approved.message, 'cancel_order')).toMatchObject({ state: 'output-available' });
     // And the same approval again: the run no longer waits.
     expect((await post(baseUrl, { id: 'chat-a', messages: [user, approval] })).status).toBe(409);
+  }, 120_000);
+
+  it('an approval from an earlier run’s message is refused, not applied to a later card with the same call id', async () => {
+    // Providers may number their calls (`call_0`): two runs of one chat can hold the same call id.
+    const cancelCall = (orderId: string) => [
+      toolCallTurn([{ name: 'load_skill', arguments: { name: 'order-change' }, id: 'call_skill' }]),
+      toolCallTurn([{ name: 'cancel_order', arguments: { orderId }, id: 'call_same' }]),
+    ];
+    const model = new ScriptedChatModel([...cancelCall('88235'), ...cancelCall('88240'), textTurn('好')]);
+    server = await startTestServer({ model });
+    const baseUrl = server.server.url;
+    const send = (messages: unknown[]) =>
+      aiSdkClient({ op: 'send', baseUrl, token: TEST_TOKEN, chatId: 'chat-stale', messages });
+    const user = userMessage('u1', '取消 88235');
+    const stale = (await send([user])).message as UiMessage;
+    const staleRunId = String(stale.metadata?.runId);
+    const stopped = await fetch(`${baseUrl}/v1/runs/${staleRunId}/cancel`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TEST_TOKEN}` },
+    });
+    expect(stopped.status).toBe(200);
+    const later = (await send([user, stale, userMessage('u2', '取消 88240')])).message as UiMessage;
+    const laterRunId = String(later.metadata?.runId);
+    expect(toolPart(later, 'cancel_order')).toMatchObject({
+      toolCallId: 'call_same',
+      state: 'approval-requested',
+    });
+
+    // A second tab still shows the first run's card, and approves it.
+    const response = await post(baseUrl, { id: 'chat-stale', messages: [user, answered(stale, true)] });
+    expect(response.status).toBe(409);
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe('run_finished');
+    expect(await nativeRun(baseUrl, laterRunId)).toMatchObject({ status: 'paused' });
+  }, 120_000);
+});
+
+describe('Last-Event-ID on a chat’s stream', () => {
+  it('a position in an earlier run of the chat is no position in the run under way: the reader gets it whole', async () => {
+    const model = new ScriptedChatModel([
+      textTurn('第一轮说完了，这一段话比较长，好让它的事件多一些。'),
+      toolCallTurn([{ name: 'load_skill', arguments: { name: 'order-change' }, id: 'call_skill' }]),
+      toolCallTurn([{ name: 'cancel_order', arguments: { orderId: '88235' }, id: 'call_c' }]),
+    ]);
+    server = await startTestServer({ model });
+    const baseUrl = server.server.url;
+    const first = await (await post(baseUrl, { id: 'chat-ids', messages: [userMessage('u1', '说')] })).text();
+    // As EventSource keeps it: the last `id:` the stream carried.
+    const lastId = [...first.matchAll(/^id: (.+)$/gm)].at(-1)?.[1] ?? '';
+    expect(lastId).not.toBe('');
+    const second = await post(baseUrl, { id: 'chat-ids', messages: [userMessage('u2', '取消 88235')] });
+    expect(await second.text()).toContain('"finishReason":"tool-calls"');
+
+    const resumed = await rawGet(baseUrl, 'chat-ids', { 'last-event-id': lastId });
+    expect(resumed.status).toBe(200);
+    const text = await resumed.text();
+    expect(text.startsWith('data: {"type":"start"')).toBe(true);
+    expect(text).toContain('"type":"tool-approval-request"');
+  }, 120_000);
+
+  it('a chat id with spaces around it names the same chat on the resume route as on the POST', async () => {
+    const model = new ScriptedChatModel([
+      toolCallTurn([{ name: 'load_skill', arguments: { name: 'order-change' }, id: 'call_skill' }]),
+      toolCallTurn([{ name: 'cancel_order', arguments: { orderId: '88235' }, id: 'call_c' }]),
+    ]);
+    server = await startTestServer({ model });
+    const baseUrl = server.server.url;
+    const started = await post(baseUrl, { id: ' chat spaced ', messages: [userMessage('u1', '取消 88235')] });
+    expect(await started.text()).toContain('"finishReason":"tool-calls"');
+    const resumed = await rawGet(baseUrl, ' chat spaced ');
+    expect(resumed.status).toBe(200);
+    expect(await resumed.text()).toContain('"type":"tool-approval-request"');
   }, 120_000);
 });
 

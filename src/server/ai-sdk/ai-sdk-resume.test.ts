@@ -227,4 +227,32 @@ describe('resuming, stopping, failing and the client’s own tools', () => {
     expect(texts(second.message, 'text')).toEqual(['我看看你在哪。', '你在杭州。']);
     expect(toolPart(second.message, 'get_location')).toMatchObject({ state: 'output-available' });
   }, 120_000);
+
+  it('a client tool call whose arguments are not JSON is the SDK’s tool-input-error: onToolCall never runs it', async () => {
+    const model = new ScriptedChatModel([
+      toolCallTurn([{ name: 'get_location', arguments: '{"city":', id: 'call_broken' }]),
+      textTurn('参数写错了，换个方式。'),
+    ]);
+    server = await startTestServer({ model });
+    const result = await aiSdkClient({
+      op: 'send',
+      baseUrl: server.server.url,
+      token: TEST_TOKEN,
+      chatId: 'chat-broken',
+      messages: [userMessage('u1', '我在哪？')],
+      body: { tools: [{ name: 'get_location', parameters: { type: 'object', properties: {} } }] },
+    });
+    expect(result.error).toBeUndefined();
+    const ofCall = result.chunks.filter((chunk) => chunk.toolCallId === 'call_broken');
+    // `tool-input-available` is what makes the SDK call `onToolCall` (the page would run the tool).
+    expect(ofCall.map((chunk) => chunk.type)).toEqual([
+      'tool-input-start',
+      'tool-input-delta',
+      'tool-input-error',
+    ]);
+    expect(ofCall.at(-1)).toMatchObject({ toolName: 'get_location', input: '{"city":' });
+    expect(toolPart(result.message, 'get_location')).toMatchObject({ state: 'output-error' });
+    expect(result.valid).toBe(true);
+    expect(texts(result.message, 'text')).toEqual(['参数写错了，换个方式。']);
+  }, 120_000);
 });

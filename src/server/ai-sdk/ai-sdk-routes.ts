@@ -15,7 +15,7 @@ import {
   type UiMessageInput,
   userTextOf,
 } from './ai-sdk-request.ts';
-import { caughtUp, streamUiMessages, uiMessageFace } from './ui-message-stream.ts';
+import { caughtUp, parsePositionId, streamUiMessages, uiMessageFace } from './ui-message-stream.ts';
 
 export interface AiSdkRoutesOptions {
   store: RunStore;
@@ -83,11 +83,16 @@ export function registerAiSdkRoutes(app: Hono<Env>, options: AiSdkRoutesOptions)
   app.get('/v1/ai-sdk/chat/:id/stream', async (context) => {
     const user = context.get('user');
     const lastEventId = context.req.header('last-event-id');
-    if (lastEventId !== undefined && !/^\d{1,15}$/.test(lastEventId))
-      throw new HttpError(400, 'invalid_request', 'Last-Event-ID must be a non-negative integer');
-    const conversation = await store.getConversation(
-      dialectConversationId(user.id, DIALECT, context.req.param('id')),
-    );
+    const position = lastEventId === undefined ? undefined : parsePositionId(lastEventId);
+    if (lastEventId !== undefined && position === undefined)
+      throw new HttpError(
+        400,
+        'invalid_request',
+        'Last-Event-ID must be an id of the stream (<runId>:<seq>) or a non-negative integer',
+      );
+    // Trimmed as the POST's `id` is, or a padded chat id would name another conversation here.
+    const chatId = context.req.param('id').trim();
+    const conversation = await store.getConversation(dialectConversationId(user.id, DIALECT, chatId));
     // A chat with nothing under way (never started, finished, or another user's id, which names
     // another conversation): 204, as the AI SDK's clients expect of a chat with no active stream.
     const active = conversation?.userId === user.id ? await store.findActiveRun(conversation.id) : undefined;
@@ -95,8 +100,10 @@ export function registerAiSdkRoutes(app: Hono<Env>, options: AiSdkRoutesOptions)
       new Response(null, { status: 204, headers: { 'x-request-id': context.get('traceId') } });
     if (active === undefined) return noContent();
     const log = await runs.logOf(user.id, active.id);
-    if (lastEventId === undefined) return streamUiMessages(log, { from: 'start' }, streaming(context));
-    const afterSeq = Number(lastEventId);
+    // A position in another run of the chat (one that has ended) is none in this one: all of it.
+    if (position === undefined || (position.runId !== null && position.runId !== active.id))
+      return streamUiMessages(log, { from: 'start' }, streaming(context));
+    const afterSeq = position.seq;
     if (caughtUp(log, afterSeq)) return noContent();
     return streamUiMessages(log, { from: 'seq', afterSeq }, streaming(context));
   });
@@ -144,6 +151,15 @@ export function registerAiSdkRoutes(app: Hono<Env>, options: AiSdkRoutesOptions)
         409,
         'run_finished',
         'no run of this chat waits for an answer; send a user message',
+      );
+    // The run is found by the chat, the calls by their ids, and providers may number calls (`call_0`):
+    // without this, a stale tab's answer to an earlier run would decide a later run's card.
+    if (last.id !== active.messageId)
+      throw new HttpError(
+        409,
+        'run_finished',
+        'messages: the answered assistant message is not the one of the run that waits',
+        { messageId: active.messageId },
       );
     const log = await runs.logOf(user.id, active.id);
     // The face is made before the decision: a log that no longer holds the run's start (the server

@@ -66,13 +66,13 @@ export class UiMessageChunkMapper {
   }
 
   /** The chunk type of a block's deltas (`undefined`: none, or an unknown block). */
-  deltaType(blockId: string): string | undefined {
+  #deltaType(blockId: string): string | undefined {
     return this.#deltaTypes.get(blockId) ?? undefined;
   }
 
   /** The chunk of a delta taken in by `push`: the same chunk every time. */
   deltaChunk(event: Extract<LoggedRunEvent, { type: 'block.delta' }>): UiMessageChunk | undefined {
-    const type = this.deltaType(event.blockId);
+    const type = this.#deltaType(event.blockId);
     if (type === undefined) return undefined;
     if (type === 'tool-input-delta') {
       const block = this.#block(event.blockId);
@@ -174,6 +174,22 @@ export class UiMessageChunkMapper {
   /** A tool call's input once known (validated arguments, or any outcome), then its outcome once final. */
   #toolProgress(block: ToolBlock, out: UiMessageChunk[], withOutcome = true): void {
     const id = block.toolCallId;
+    if (!this.#inputsSent.has(id) && block.args === undefined && FINAL_TOOL_STATUSES.has(block.status)) {
+      // Ended before its arguments validated: the SDK's `tool-input-error`. A `tool-input-available`
+      // would have the client run a tool of its own (`onToolCall`) for a call the run already failed.
+      if (!withOutcome) return;
+      this.#inputsSent.add(id);
+      this.#outputsSent.add(id);
+      out.push({
+        type: 'tool-input-error',
+        toolCallId: id,
+        toolName: block.name,
+        input: parsedOr(block.argsText),
+        errorText: toolErrorText(block),
+        ...(block.title === '' ? {} : { title: block.title }),
+      });
+      return;
+    }
     if (!this.#inputsSent.has(id) && (block.args !== undefined || block.status !== 'pending')) {
       this.#inputsSent.add(id);
       out.push({
@@ -186,10 +202,36 @@ export class UiMessageChunkMapper {
     }
     if (!withOutcome || this.#outputsSent.has(id) || !FINAL_TOOL_STATUSES.has(block.status)) return;
     this.#outputsSent.add(id);
+    const unanswered = this.#unansweredCard(id);
     if (block.status === 'done')
       out.push({ type: 'tool-output-available', toolCallId: id, output: outputOf(block) });
     else if (block.status === 'rejected') out.push({ type: 'tool-output-denied', toolCallId: id });
-    else out.push({ type: 'tool-output-error', toolCallId: id, errorText: toolErrorText(block) });
+    else if (unanswered !== undefined) {
+      // A card that expires unanswered (its run stopped): the SDK allows an error only after an
+      // approval, so it is a denial, with why; either way the write was not made.
+      this.#approvalsResponded.add(unanswered.blockId);
+      out.push({
+        type: 'tool-approval-response',
+        approvalId: unanswered.blockId,
+        approved: false,
+        reason: toolErrorText(block),
+      });
+      out.push({ type: 'tool-output-denied', toolCallId: id });
+    } else out.push({ type: 'tool-output-error', toolCallId: id, errorText: toolErrorText(block) });
+  }
+
+  /** The confirm card of a call whose approval request was sent and never answered. */
+  #unansweredCard(toolCallId: string): ConfirmBlock | undefined {
+    for (const block of this.#state.blocks)
+      if (
+        block.kind === 'confirm' &&
+        block.toolCallId === toolCallId &&
+        block.decision === undefined &&
+        this.#approvalsRequested.has(block.blockId) &&
+        !this.#approvalsResponded.has(block.blockId)
+      )
+        return block;
+    return undefined;
   }
 
   /**
@@ -229,6 +271,16 @@ export class UiMessageChunkMapper {
 
   #finished(out: UiMessageChunk[]): void {
     const { status, finishReason, error } = this.#state;
+    if (status === 'interrupted') {
+      // The error block tells the shopper to check whether a write went through; the SDK has no
+      // error part and its `error` chunk would fail the chat, so the message says it as text.
+      const explanation = this.#errorBlock();
+      if (explanation !== undefined) {
+        out.push({ type: 'text-start', id: explanation.blockId });
+        out.push({ type: 'text-delta', id: explanation.blockId, delta: explanation.text });
+        out.push({ type: 'text-end', id: explanation.blockId });
+      }
+    }
     this.#finishStep(out);
     if (status === 'cancelled') {
       // As the AI SDK ends a stream its server aborted: `abort`, with our stop reason, no `finish`.
@@ -237,7 +289,7 @@ export class UiMessageChunkMapper {
     }
     if (status === 'failed') {
       // The error block's text is written for the person; the run's error is the machine's account.
-      out.push({ type: 'error', errorText: this.#errorText() ?? error?.message ?? 'the run failed' });
+      out.push({ type: 'error', errorText: this.#errorBlock()?.text ?? error?.message ?? 'the run failed' });
       out.push({ type: 'finish', finishReason: 'error' });
       return;
     }
@@ -263,7 +315,9 @@ export class UiMessageChunkMapper {
             delta: block.text,
           });
         if (block.endedAt !== null) this.#blockEnded(block, out);
-      }
+      } else if (block.kind === 'tool' && !this.#inputsSent.has(block.toolCallId) && block.argsText !== '')
+        // Arguments still streaming: the deltas that follow continue this text, not an empty one.
+        out.push({ type: 'tool-input-delta', toolCallId: block.toolCallId, inputTextDelta: block.argsText });
     }
     for (const block of this.#state.blocks) if (block.kind === 'tool') this.#toolProgress(block, out);
     const { status } = this.#state;
@@ -279,11 +333,12 @@ export class UiMessageChunkMapper {
       this.#finished(out);
   }
 
-  #errorText(): string | undefined {
+  /** The newest error block with text: what the run's end says to the person. */
+  #errorBlock(): { blockId: string; text: string } | undefined {
     const blocks = this.#state.blocks;
     for (let index = blocks.length - 1; index >= 0; index -= 1) {
       const block = blocks[index] as Block;
-      if (block.kind === 'error' && block.text !== '') return block.text;
+      if (block.kind === 'error' && block.text !== '') return block;
     }
     return undefined;
   }

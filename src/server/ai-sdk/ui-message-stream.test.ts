@@ -1,99 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import type { RunEventDraft } from '../../protocol/index.ts';
 import { RunLog } from '../../runtime/index.ts';
+import { readBySdk } from './test-support/ai-sdk-client.ts';
+import { partsOf, RUN } from './test-support/ui-message-fixture.ts';
 import type { UiMessageChunk } from './ui-message-chunk-mapper.ts';
 import { uiMessageFace } from './ui-message-stream.ts';
-
-/** A run with every kind of block: reasoning, text, a tool with streamed arguments, a confirmed write. */
-const RUN: RunEventDraft[] = [
-  { type: 'run.started', conversationId: 'conv_1', messageId: 'msg_1' },
-  { type: 'block.started', blockId: 'b1', kind: 'reasoning' },
-  { type: 'block.delta', blockId: 'b1', text: '先查' },
-  { type: 'block.delta', blockId: 'b1', text: '订单。' },
-  { type: 'block.ended', blockId: 'b1', endedAt: 5, durationMs: 1 },
-  {
-    type: 'block.started',
-    blockId: 'b2',
-    kind: 'tool',
-    toolCallId: 'call_q',
-    name: 'query_order',
-    title: '查订单',
-  },
-  { type: 'block.delta', blockId: 'b2', text: '{"limit"' },
-  { type: 'block.delta', blockId: 'b2', text: ':10}' },
-  {
-    type: 'block.updated',
-    blockId: 'b2',
-    kind: 'tool',
-    toolCallId: 'call_q',
-    status: 'running',
-    args: { limit: 10 },
-  },
-  {
-    type: 'block.updated',
-    blockId: 'b2',
-    kind: 'tool',
-    toolCallId: 'call_q',
-    status: 'done',
-    result: { orders: 1 },
-  },
-  { type: 'block.ended', blockId: 'b2', endedAt: 9, durationMs: 2 },
-  { type: 'block.started', blockId: 'b3', kind: 'answer' },
-  { type: 'block.delta', blockId: 'b3', text: '找到了' },
-  { type: 'block.delta', blockId: 'b3', text: '，要取消吗？' },
-  { type: 'block.ended', blockId: 'b3', endedAt: 12, durationMs: 1 },
-  {
-    type: 'block.started',
-    blockId: 'b4',
-    kind: 'tool',
-    toolCallId: 'call_c',
-    name: 'cancel_order',
-    title: '取消订单',
-    args: { orderId: '88235' },
-  },
-  {
-    type: 'block.updated',
-    blockId: 'b4',
-    kind: 'tool',
-    toolCallId: 'call_c',
-    status: 'awaiting_confirmation',
-  },
-  {
-    type: 'block.started',
-    blockId: 'b5',
-    kind: 'confirm',
-    toolCallId: 'call_c',
-    title: '取消订单',
-    description: '订单 88235',
-    details: [{ label: '订单号', value: '88235' }],
-  },
-  { type: 'run.paused', reason: 'confirmation', pending: [{ toolCallId: 'call_c', name: 'cancel_order' }] },
-  {
-    type: 'block.updated',
-    blockId: 'b5',
-    kind: 'confirm',
-    status: 'approved',
-    decision: { decision: 'approve', decidedAt: 20 },
-  },
-  { type: 'block.ended', blockId: 'b5', endedAt: 20, durationMs: 0 },
-  { type: 'run.resumed', reason: 'confirmation', toolCallIds: ['call_c'] },
-  {
-    type: 'block.updated',
-    blockId: 'b4',
-    kind: 'tool',
-    toolCallId: 'call_c',
-    status: 'done',
-    result: { ok: true },
-  },
-  { type: 'block.ended', blockId: 'b4', endedAt: 22, durationMs: 1 },
-  { type: 'run.finished', status: 'completed' },
-] as RunEventDraft[];
 
 function chunksOf(text: string): UiMessageChunk[] {
   return text
     .split('\n\n')
     .filter((frame) => frame !== '')
-    .map((frame) => JSON.parse(frame.replace(/^id: \d+\n/, '').replace(/^data: /, '')) as UiMessageChunk);
+    .map(
+      (frame) => JSON.parse(frame.replace(/^id: run_\d+:\d+\n/, '').replace(/^data: /, '')) as UiMessageChunk,
+    );
 }
 
 function frameText(frame: string | Uint8Array | null | undefined): string {
@@ -109,67 +28,21 @@ function streamText(log: RunLog): string {
   return text;
 }
 
-/**
- * The parts a UI message stream builds, folded as the AI SDK's `processUIMessageStream` does for
- * these chunk types (step boundaries aside): for comparing two streams of the same message.
- */
-function partsOf(chunks: UiMessageChunk[]): Record<string, unknown>[] {
-  const parts: Record<string, unknown>[] = [];
-  const byId = new Map<string, Record<string, unknown>>();
-  const approvals = new Map<string, Record<string, unknown>>();
-  for (const chunk of chunks) {
-    const id = String(chunk.id ?? chunk.toolCallId ?? '');
-    const part = byId.get(id);
-    switch (chunk.type) {
-      case 'text-start':
-      case 'reasoning-start':
-      case 'tool-input-start': {
-        const created = {
-          type: chunk.type.split('-')[0],
-          text: '',
-          state: 'streaming',
-          toolName: chunk.toolName,
-        };
-        byId.set(id, created);
-        parts.push(created);
-        break;
-      }
-      case 'text-delta':
-      case 'reasoning-delta':
-        if (part) part.text = `${part.text}${chunk.delta}`;
-        break;
-      case 'text-end':
-      case 'reasoning-end':
-        if (part) part.state = 'done';
-        break;
-      case 'tool-input-available':
-        Object.assign(part ?? {}, { state: 'input-available', input: chunk.input });
-        break;
-      case 'tool-approval-request':
-        Object.assign(part ?? {}, { state: 'approval-requested', approval: { id: chunk.approvalId } });
-        if (part) approvals.set(String(chunk.approvalId), part);
-        break;
-      case 'tool-approval-response': {
-        const asked = approvals.get(String(chunk.approvalId));
-        Object.assign(asked ?? {}, {
-          state: 'approval-responded',
-          approval: { id: chunk.approvalId, approved: chunk.approved },
-        });
-        break;
-      }
-      case 'tool-output-available':
-        Object.assign(part ?? {}, { state: 'output-available', output: chunk.output });
-        break;
-    }
-  }
-  return parts;
+/** Every stream the tests below make, by scenario: the last test has the AI SDK itself read them. */
+const made = new Map<string, string>();
+
+/** `streamText`, kept for the SDK to read. */
+function madeFor(scenario: string, log: RunLog): string {
+  const text = streamText(log);
+  made.set(scenario, text);
+  return text;
 }
 
 describe('the UI message stream face of a run log', () => {
   it('maps a run to the chunks the AI SDK reads, part ids from block ids', () => {
     const log = new RunLog('run_1', { now: () => 1 });
     for (const event of RUN) log.append(structuredClone(event));
-    const chunks = chunksOf(streamText(log));
+    const chunks = chunksOf(madeFor('whole run', log));
     expect(chunks.map((chunk) => chunk.type)).toEqual([
       'start',
       'start-step',
@@ -234,7 +107,7 @@ describe('the UI message stream face of a run log', () => {
     for (const event of RUN) log.append(structuredClone(event));
     const face = uiMessageFace(log);
     expect(face.preamble).not.toBeNull();
-    const fromSnapshot = chunksOf(streamText(log));
+    const fromSnapshot = chunksOf(madeFor('from a snapshot', log));
     const fromStart = chunksOf(streamText(fullLog()));
     expect(partsOf(fromSnapshot)).toEqual(partsOf(fromStart));
     expect(partsOf(fromStart).map((part) => [part.type, part.state])).toEqual([
@@ -245,6 +118,24 @@ describe('the UI message stream face of a run log', () => {
     ]);
     expect(fromSnapshot[0]).toEqual(fromStart[0]);
     expect(fromSnapshot.at(-1)).toEqual({ type: 'finish', finishReason: 'stop' });
+    // Its last frame names the position it stands for, so a reader can resume after it.
+    expect(frameText(face.preamble)).toMatch(
+      new RegExp(`id: run_1:${face.preambleSeq}\\ndata: [^\\n]*\\n\\n$`),
+    );
+  });
+
+  it('a snapshot taken while a tool’s arguments stream gives the reader the text streamed so far', () => {
+    const log = new RunLog('run_1', { capacity: 3, now: () => 1 });
+    for (const event of RUN.slice(0, 7)) log.append(structuredClone(event));
+    const face = uiMessageFace(log);
+    expect(face.preamble).not.toBeNull();
+    for (const event of RUN.slice(7, 9)) log.append(structuredClone(event));
+    const chunks = chunksOf(madeFor('snapshot mid-arguments', log));
+    const streamed = chunks.flatMap((chunk) =>
+      chunk.type === 'tool-input-delta' ? [chunk.inputTextDelta] : [],
+    );
+    expect(streamed.join('')).toBe('{"limit":10}');
+    expect(chunks.at(-1)).toMatchObject({ type: 'tool-input-available', input: { limit: 10 } });
   });
 
   it('ends a cancelled run with abort and its reason, a failed one with error', () => {
@@ -258,7 +149,7 @@ describe('the UI message stream face of a run log', () => {
       status: 'cancelled',
     } as RunEventDraft);
     cancelled.append({ type: 'run.finished', status: 'cancelled', reason: 'user_stop' } as RunEventDraft);
-    expect(chunksOf(streamText(cancelled)).slice(-3)).toEqual([
+    expect(chunksOf(madeFor('cancelled', cancelled)).slice(-3)).toEqual([
       { type: 'reasoning-end', id: 'b1' },
       { type: 'finish-step' },
       { type: 'abort', reason: 'user_stop' },
@@ -270,11 +161,117 @@ describe('the UI message stream face of a run log', () => {
       status: 'failed',
       error: { code: 'model_unavailable', message: '模型暂时不可用' },
     } as RunEventDraft);
-    expect(chunksOf(streamText(failed)).slice(-2)).toEqual([
+    expect(chunksOf(madeFor('failed', failed)).slice(-2)).toEqual([
       { type: 'error', errorText: '模型暂时不可用' },
       { type: 'finish', finishReason: 'error' },
     ]);
   });
+
+  it('a card that expires (its paused run stopped) is a denial with why, then abort', () => {
+    const log = new RunLog('run_5', { now: () => 1 });
+    for (const event of RUN.slice(0, 19)) log.append(structuredClone(event));
+    expect(log.paused).toBe(true);
+    const paused = log.lastSeq;
+    const stop = [
+      { type: 'block.updated', blockId: 'b4', kind: 'tool', toolCallId: 'call_c', status: 'cancelled' },
+      { type: 'block.ended', blockId: 'b4', endedAt: 30, durationMs: 1 },
+      { type: 'block.updated', blockId: 'b5', kind: 'confirm', status: 'expired' },
+      { type: 'block.ended', blockId: 'b5', endedAt: 30, durationMs: 1 },
+      { type: 'run.finished', status: 'cancelled', reason: 'user_stop' },
+    ] as RunEventDraft[];
+    for (const event of stop) log.append(event);
+    madeFor('card expired', log);
+    const face = uiMessageFace(log);
+    let after = '';
+    for (let seq = paused + 1; seq <= log.lastSeq; seq += 1) after += frameText(face.frameAt(seq));
+    expect(chunksOf(after)).toEqual([
+      {
+        type: 'tool-approval-response',
+        approvalId: 'b5',
+        approved: false,
+        reason: 'the run was stopped before this tool call finished',
+      },
+      { type: 'tool-output-denied', toolCallId: 'call_c' },
+      { type: 'abort', reason: 'user_stop' },
+    ]);
+  });
+
+  it('ends an interrupted run with the error block’s text as a text part, then finish interrupted', () => {
+    const interrupted = new RunLog('run_4', { now: () => 1 });
+    for (const event of RUN.slice(0, 3)) interrupted.append(structuredClone(event));
+    const events = [
+      { type: 'block.ended', blockId: 'b1', endedAt: 5, durationMs: 1, status: 'interrupted' },
+      { type: 'block.started', blockId: 'blk_interrupted_6', kind: 'error' },
+      {
+        type: 'block.delta',
+        blockId: 'blk_interrupted_6',
+        text: '本轮异常中断，请核对刚才提交的操作是否已经生效。',
+      },
+      { type: 'block.ended', blockId: 'blk_interrupted_6', endedAt: 6, durationMs: 0, status: 'done' },
+      { type: 'run.finished', status: 'interrupted', reason: 'live_log_unreachable' },
+    ] as RunEventDraft[];
+    for (const event of events) interrupted.append(event);
+    const expected = [
+      { type: 'reasoning-end', id: 'b1' },
+      { type: 'text-start', id: 'blk_interrupted_6' },
+      {
+        type: 'text-delta',
+        id: 'blk_interrupted_6',
+        delta: '本轮异常中断，请核对刚才提交的操作是否已经生效。',
+      },
+      { type: 'text-end', id: 'blk_interrupted_6' },
+      { type: 'finish-step' },
+      { type: 'finish', finishReason: 'interrupted' },
+    ];
+    expect(chunksOf(madeFor('interrupted', interrupted)).slice(-6)).toEqual(expected);
+    // A reader that starts from a snapshot of the ended run is told the same.
+    const small = new RunLog('run_4', { capacity: 2, now: () => 1 });
+    for (const event of [...RUN.slice(0, 3), ...events]) small.append(structuredClone(event));
+    expect(uiMessageFace(small).preamble).not.toBeNull();
+    expect(chunksOf(madeFor('interrupted, from a snapshot', small)).slice(-5)).toEqual(expected.slice(1));
+  });
+
+  it('the AI SDK’s own transport and reader take every stream above', async () => {
+    expect([...made.keys()]).toEqual([
+      'whole run',
+      'from a snapshot',
+      'snapshot mid-arguments',
+      'cancelled',
+      'failed',
+      'card expired',
+      'interrupted',
+      'interrupted, from a snapshot',
+    ]);
+    const results = await readBySdk([...made.values()]);
+    const by = new Map([...made.keys()].map((scenario, index) => [scenario, results[index]]));
+    for (const [scenario, result] of by) {
+      if (scenario === 'failed') {
+        // The SDK's reader ends a stream at its `error` chunk: the chat's error, with our text.
+        expect(result?.error?.message).toBe('模型暂时不可用');
+        continue;
+      }
+      expect([scenario, result?.error, result?.valid]).toEqual([scenario, undefined, true]);
+      expect(result?.chunks).toEqual(chunksOf(made.get(scenario) ?? ''));
+    }
+    const tools = (scenario: string) =>
+      by
+        .get(scenario)
+        ?.message?.parts.filter((part) => part.type.startsWith('tool-'))
+        .map((part) => part.state);
+    expect(tools('whole run')).toEqual(['output-available', 'output-available']);
+    expect(tools('from a snapshot')).toEqual(['output-available', 'output-available']);
+    expect(by.get('snapshot mid-arguments')?.message?.parts.at(-1)).toMatchObject({
+      type: 'tool-query_order',
+      state: 'input-available',
+      input: { limit: 10 },
+    });
+    expect(tools('card expired')).toEqual(['output-available', 'output-denied']);
+    for (const scenario of ['interrupted', 'interrupted, from a snapshot'])
+      expect(by.get(scenario)?.message?.parts.at(-1)).toMatchObject({
+        type: 'text',
+        text: '本轮异常中断，请核对刚才提交的操作是否已经生效。',
+      });
+  }, 120_000);
 });
 
 function fullLog(): RunLog {

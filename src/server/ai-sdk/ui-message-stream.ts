@@ -19,13 +19,13 @@ export const UI_MESSAGE_STREAM_VERSION = 'v1';
 const DONE = encodeUtf8('data: [DONE]\n\n');
 
 /**
- * An event's chunks as SSE frames, `data: <json>` each; the last carries the event's `seq` as its
- * `id:`, so `Last-Event-ID` names a position in the run's log as on the native stream.
+ * An event's chunks as SSE frames, `data: <json>` each; the last carries the event's position as its
+ * `id:` (see `positionId`), so `Last-Event-ID` names a position in the run's log.
  */
-export function encodeChunks(chunks: readonly UiMessageChunk[], seq: number | null): string {
+export function encodeChunks(chunks: readonly UiMessageChunk[], position: string | null): string {
   let text = '';
   for (let index = 0; index < chunks.length; index += 1) {
-    const id = seq !== null && index === chunks.length - 1 ? `id: ${seq}\n` : '';
+    const id = position !== null && index === chunks.length - 1 ? `id: ${position}\n` : '';
     text += `${id}data: ${JSON.stringify(chunks[index])}\n\n`;
   }
   return text;
@@ -43,14 +43,31 @@ class UiMessageFaceMapper implements LogFaceMapper {
     const mapped = this.chunks.push(event);
     if (event.type === 'block.delta') return mapped.length === 0 ? null : MADE_ON_READ;
     if (mapped.length === 0) return null;
-    return encodeChunks(mapped, event.type === 'run.snapshot' ? null : event.seq);
+    // A snapshot's frames stand for every event up to its seq: a reader may resume after it.
+    return encodeChunks(mapped, positionId(event.runId, event.seq));
   }
 
   frameOf(event: LoggedRunEvent | RunSnapshotEvent): LogFrame | null {
     if (event.type !== 'block.delta') return null;
     const chunk = this.chunks.deltaChunk(event);
-    return chunk === undefined ? null : encodeChunks([chunk], event.seq);
+    return chunk === undefined ? null : encodeChunks([chunk], positionId(event.runId, event.seq));
   }
+}
+
+/**
+ * The SSE id of a position in a run's log: `<runId>:<seq>`. The stream's URL names the chat, whose
+ * runs each count from 1, so a bare seq kept from an earlier run (EventSource sends back the last
+ * id it saw) would name a position in the next run and skip its start.
+ */
+export function positionId(runId: string, seq: number): string {
+  return `${runId}:${seq}`;
+}
+
+/** A `Last-Event-ID`: `<runId>:<seq>` as the stream writes it, or a bare seq (the run under way). */
+export function parsePositionId(value: string): { runId: string | null; seq: number } | undefined {
+  const match = /^(?:([A-Za-z0-9_-]{1,100}):)?(\d{1,15})$/.exec(value);
+  if (match === null) return undefined;
+  return { runId: match[1] ?? null, seq: Number(match[2]) };
 }
 
 const UI_MESSAGE_FACE: LogFaceDefinition<UiMessageFaceMapper> = {
@@ -92,7 +109,12 @@ export function streamUiMessages(
     afterSeq = face.preambleSeq;
   } else if (start.from === 'continuation') {
     const { messageId, runId, conversationId } = face.mapper.chunks.state;
-    head.push(encodeUtf8(encodeChunks([startChunk(messageId, runId, conversationId)], null)));
+    const chunks = [startChunk(messageId, runId, conversationId)];
+    // The answer left the run waiting (one of two cards): the log says nothing until the rest come,
+    // so the stream says it itself, as at the pause, and `onFinish` sees the message still waits.
+    if (log.paused && log.lastSeq === start.afterSeq)
+      chunks.push({ type: 'finish', finishReason: 'tool-calls' });
+    head.push(encodeUtf8(encodeChunks(chunks, null)));
     afterSeq = start.afterSeq;
   } else afterSeq = start.afterSeq;
   return streamLog(

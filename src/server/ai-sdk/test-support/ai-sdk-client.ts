@@ -45,6 +45,23 @@ export async function aiSdkClient(request: ClientRequest): Promise<ClientResult>
   return JSON.parse(stdout) as ClientResult;
 }
 
+/** What the SDK made of one stream given to `readBySdk`. */
+export type ReadResult = Pick<ClientResult, 'chunks' | 'message' | 'valid' | 'error'>;
+
+/**
+ * UI message streams made without a server (from a test's run log), parsed by the AI SDK's own
+ * transport (every chunk checked against `uiMessageChunkSchema`) and built by `readUIMessageStream`.
+ */
+export async function readBySdk(streams: string[]): Promise<ReadResult[]> {
+  const { code, stdout, stderr } = await runInteropScript(
+    'ai-sdk-chat.mjs',
+    [JSON.stringify({ op: 'read', streams })],
+    { timeoutMs: 60_000 },
+  );
+  if (code !== 0 || stdout.trim() === '') throw new Error(`ai-sdk-chat.mjs exited ${code}: ${stderr}`);
+  return (JSON.parse(stdout) as { results: ReadResult[] }).results;
+}
+
 /** A user message as `useChat().sendMessage({ text })` makes it. */
 export function userMessage(id: string, text: string) {
   return { id, role: 'user', parts: [{ type: 'text', text }] };
