@@ -7,11 +7,11 @@ import type { ResponseRecords, RunStatus, RunStore, StoredMessage, User } from '
 import { registerAgUiRoutes } from './ag-ui/index.ts';
 import { registerAiSdkRoutes } from './ai-sdk/index.ts';
 import { HttpError, toHttpError } from './http-error.ts';
-import { bodyOf, nodeResponseOf } from './node-response-of.ts';
+import { bodyOf } from './node-response-of.ts';
 import { readJsonBody } from './read-json-body.ts';
 import { registerResponsesRoutes } from './responses/responses-routes.ts';
 import { serveWeb } from './serve-web.ts';
-import { type StreamLogOptions, streamRun } from './stream-run.ts';
+import { type StreamLogOptions, streamLogOptionsOf, streamRun } from './stream-run.ts';
 import { traceIdOf } from './trace-context.ts';
 import { startRunWithin, type UserLimits } from './user-limits.ts';
 
@@ -311,16 +311,6 @@ function parseSeq(value: string | undefined): number {
   return Number(value);
 }
 
-/**
- * How a run stream is written: the heartbeat interval, the request's trace id (the middleware
- * that echoes it runs after a stream written straight to Node has sent its headers), and Node's
- * response when the server runs on Node.
- */
 function streaming(context: Context<Env>, options: AppOptions): StreamLogOptions {
-  const outgoing = nodeResponseOf(context);
-  return {
-    ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
-    headers: { 'x-request-id': context.get('traceId') },
-    ...(outgoing !== undefined ? { outgoing } : {}),
-  };
+  return streamLogOptionsOf(context, options.heartbeatMs);
 }

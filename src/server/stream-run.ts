@@ -10,6 +10,7 @@ import type { LogFaceDefinition, LogFaceMapper, RunLog } from '../runtime/index.
 import { encodeUtf8 } from './encode-utf8.ts';
 import { LogCursor, type LogStreamPlan } from './log-cursor.ts';
 import { writeLogToNode } from './node-log-stream.ts';
+import { nodeResponseOf } from './node-response-of.ts';
 
 export const HEARTBEAT_MS = 15_000;
 export const RETRY_MS = 1_000;
@@ -186,4 +187,21 @@ export function streamLog(plan: LogStreamPlan, options: StreamLogOptions = {}): 
 /** A run stream ends when the run finishes or pauses: nothing more comes until a decision. */
 export function endsStream(log: RunLog): boolean {
   return log.finished || log.paused;
+}
+
+/**
+ * How a run stream is written for this request, on every face: the heartbeat interval, the request's
+ * trace id (the middleware that echoes it runs after a stream written straight to Node has sent its
+ * headers), and Node's response when the server runs on Node.
+ */
+export function streamLogOptionsOf(
+  context: { env: unknown; get(key: 'traceId'): string },
+  heartbeatMs: number | undefined,
+): StreamLogOptions {
+  const outgoing = nodeResponseOf(context);
+  return {
+    ...(heartbeatMs === undefined ? {} : { heartbeatMs }),
+    headers: { 'x-request-id': context.get('traceId') },
+    ...(outgoing !== undefined ? { outgoing } : {}),
+  };
 }

@@ -4,9 +4,9 @@ import type { RunLog, RunManager } from '../../runtime/index.ts';
 import type { RunStore, User } from '../../store/index.ts';
 import { conversationForThread, dialectConversationId } from '../dialect-conversation.ts';
 import { HttpError } from '../http-error.ts';
-import { bodyOf, nodeResponseOf } from '../node-response-of.ts';
+import { bodyOf } from '../node-response-of.ts';
 import { readJsonBody } from '../read-json-body.ts';
-import type { StreamLogOptions } from '../stream-run.ts';
+import { type StreamLogOptions, streamLogOptionsOf } from '../stream-run.ts';
 import { startRunWithin, type UserLimits } from '../user-limits.ts';
 import {
   type AgUiStreamContext,
@@ -49,14 +49,8 @@ const MAX_CLIENT_MESSAGE_ID = 100;
  */
 export function registerAgUiRoutes(app: Hono<Env>, options: AgUiRoutesOptions): void {
   const { store, runs } = options;
-  const streamOptions = (context: Context<Env>): StreamLogOptions => {
-    const outgoing = nodeResponseOf(context);
-    return {
-      ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
-      headers: { 'x-request-id': context.get('traceId') },
-      ...(outgoing !== undefined ? { outgoing } : {}),
-    };
-  };
+  const streamOptions = (context: Context<Env>): StreamLogOptions =>
+    streamLogOptionsOf(context, options.heartbeatMs);
 
   /**
    * The caller's thread's paused run and what it waits for: `undefined` when the thread has none

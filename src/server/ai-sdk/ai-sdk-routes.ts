@@ -3,9 +3,9 @@ import type { RunLog, RunManager } from '../../runtime/index.ts';
 import type { RunStore, User } from '../../store/index.ts';
 import { conversationForThread, dialectConversationId } from '../dialect-conversation.ts';
 import { HttpError } from '../http-error.ts';
-import { bodyOf, nodeResponseOf } from '../node-response-of.ts';
+import { bodyOf } from '../node-response-of.ts';
 import { readJsonBody } from '../read-json-body.ts';
-import type { StreamLogOptions } from '../stream-run.ts';
+import { type StreamLogOptions, streamLogOptionsOf } from '../stream-run.ts';
 import { startRunWithin, type UserLimits } from '../user-limits.ts';
 import {
   AI_SDK_MAX_BODY_BYTES,
@@ -38,14 +38,8 @@ const DIALECT = 'ai-sdk' as const;
  */
 export function registerAiSdkRoutes(app: Hono<Env>, options: AiSdkRoutesOptions): void {
   const { store, runs } = options;
-  const streaming = (context: Context<Env>): StreamLogOptions => {
-    const outgoing = nodeResponseOf(context);
-    return {
-      ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
-      headers: { 'x-request-id': context.get('traceId') },
-      ...(outgoing !== undefined ? { outgoing } : {}),
-    };
-  };
+  const streaming = (context: Context<Env>): StreamLogOptions =>
+    streamLogOptionsOf(context, options.heartbeatMs);
 
   app.post('/v1/ai-sdk/chat', async (context) => {
     const user = context.get('user');
