@@ -174,6 +174,7 @@ describe('parent passages', () => {
         '# 政策',
         '第一句说的是退货。第二句说的是换货。',
         '',
+        '## 列表',
         '- 条目一。',
         '- 条目二。',
         '',
@@ -209,6 +210,41 @@ describe('parent passages', () => {
     expect(faq.chunks.map((chunk) => chunk.parent)).toEqual([1, 2]);
     const text = chunkPlainText('第一句说的是退货。第二句说的是换货。\n\n另一段说的是发票。', 'notes');
     expect(text.chunks.map((chunk) => chunk.parent)).toEqual([1, 1, 2]);
+  });
+});
+
+describe('a paragraph that introduces a list or a table', () => {
+  it('shares its passage with the list or table after it, in the same section only', () => {
+    const markdown = chunkMarkdown(
+      [
+        '# 退货',
+        '先说一件事。',
+        '',
+        '以下商品一经签收，不支持七天无理由退货。',
+        '',
+        '- 生鲜商品；',
+        '- 定制商品。',
+        '',
+        '- 另一个列表。',
+        '到账时间如下：',
+        '| 方式 | 时间 |',
+        '| --- | --- |',
+        '| 余额 | 即时 |',
+        '## 下一节',
+        '- 不属于上一节的段落。',
+      ].join('\n'),
+      'returns',
+    );
+    expect(markdown.chunks.map((chunk) => [chunk.text, chunk.parent])).toEqual([
+      ['先说一件事。', 1],
+      ['以下商品一经签收，不支持七天无理由退货。', 2],
+      ['生鲜商品；', 2],
+      ['定制商品。', 2],
+      ['另一个列表。', 3],
+      ['到账时间如下：', 4],
+      ['方式: 余额，时间: 即时', 4],
+      ['不属于上一节的段落。', 5],
+    ]);
   });
 });
 

@@ -37,7 +37,7 @@ export function hashContent(content: Uint8Array | string): string {
  * so a knowledge base ingested by an older chunker is cut again on the next ingest, not skipped as
  * unchanged. Bump it whenever chunking output changes for the same bytes.
  */
-export const CHUNKING_VERSION = 'clauses-with-passages-v2';
+export const CHUNKING_VERSION = 'clauses-with-passages-v3';
 
 /** The hash ingest compares: the file's bytes, the chunker and the options it ran with. */
 export function documentHash(bytes: Uint8Array, options: ChunkingOptions = {}): string {

@@ -46,13 +46,19 @@ export function chunkMarkdown(
   // Each paragraph is a passage of its own; a table's rows share one, and so do a list's items: an
   // item alone is often a fragment of what the list says (「发票抬头填错的可换开 1 次」 next to 「换开
   // 时原发票红冲」), and measured on the dev set, one passage per list found the answer more often.
+  // A paragraph that a list or table follows in the same section introduces it (「以下商品一经签收，
+  // 不支持七天无理由退货。」 before the goods, 「到账时间如下：」 before the table): the list joins the
+  // paragraph's passage, so an item's context carries what the list is about.
   let parent = 0;
   let openGroup: Block['shape'] | undefined;
+  let leadIn = false;
 
   const emit = (block: Block) => {
     const grouped = block.shape !== 'paragraph';
-    if (!grouped || openGroup !== block.shape) parent += 1;
+    const joinsLeadIn = grouped && openGroup === undefined && leadIn;
+    if (!joinsLeadIn && (!grouped || openGroup !== block.shape)) parent += 1;
     openGroup = grouped ? block.shape : undefined;
+    leadIn = !grouped;
     const passage = parent;
     const clauses =
       block.shape === 'row'
@@ -92,6 +98,7 @@ export function chunkMarkdown(
       flushParagraph();
       tableHeader = undefined;
       openGroup = undefined;
+      leadIn = false;
       const level = heading[1]?.length ?? 1;
       const text = stripInline((heading[2] ?? '').trim());
       if (level === 1 && title === undefined) title = text;
