@@ -7,12 +7,12 @@ import { STOP_WORDS } from './stop-words.ts';
 import { defaultTextAnalyzer, type TextAnalyzer, USER_WORD_FREQUENCY } from './tokenize.ts';
 
 /** Bump when a code change alters what `normalizeText`, `analyze` or `canonicalText` return. */
-export const TEXT_ANALYSIS_CODE_VERSION = 2;
+export const TEXT_ANALYSIS_CODE_VERSION = 3;
 
 const fingerprints = new WeakMap<TextAnalyzer, string>();
 
 /**
- * Names the text analysis in force, e.g. `text-2:3f9c0a1b2c4d`: the code version plus a hash of the
+ * Names the text analysis in force, e.g. `text-3:3f9c0a1b2c4d`: the code version plus a hash of the
  * general glossary, the analyser's domain table, the stop words, the numeral exceptions and the user
  * dictionary. Anything stored that was produced by the analysis (keyword postings, n-gram vectors,
  * the `prepareVersion` of an embedder) should carry it, and be rebuilt when it changes: terms

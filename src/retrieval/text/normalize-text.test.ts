@@ -150,3 +150,26 @@ describe('normalizeText: regional words', () => {
     expect(normalizeText(regional)).toBe(mainland);
   });
 });
+
+describe('normalizeText: times of day', () => {
+  it.each([
+    ['晚上九点以后还能送冻品吗', '21:00以后还能送冻品吗'],
+    ['早上8点半', '8:30'],
+    ['下午3点15分', '15:15'],
+    ['9点前下单', '9:00前下单'],
+    ['中午12点', '12:00'],
+    ['晚上12点', '12:00'],
+    ['21:00–22:00 夜间时段', '21:00-22:00 夜间时段'],
+  ])('%s → %s', (text, normalized) => {
+    expect(normalizeText(text)).toBe(normalized);
+  });
+
+  it.each([
+    ['第三点建议', '第3点建议'],
+    ['有两点需要注意', '有2点需要注意'],
+    ['100点券', '100点券'],
+    ['晚上30点', '晚上30点'],
+  ])('leaves 点 that is not a time alone: %s → %s', (text, normalized) => {
+    expect(normalizeText(text)).toBe(normalized);
+  });
+});

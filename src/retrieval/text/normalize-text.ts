@@ -15,7 +15,9 @@ import { REGIONAL_WORDS } from './regional-words.ts';
  * 5. Chinese numerals that express numbers become Arabic digits (七天 → 7天, 一百二十 → 120,
  *    第三条 → 第3条, 二〇二六 → 2026, 百分之十 → 10%), but words in which a numeral is lexical keep it
  *    (一起, 一下, 一般, 统一, 唯一, 一样, 万一, 十分, 三包, 二手, 周一 …; see {@link NUMERAL_WORDS}).
- * 6. Whitespace runs collapse to one space; leading and trailing whitespace go.
+ * 6. Times of day become clock times, as policies write them: 晚上九点 → 21:00, 早上8点半 → 8:30,
+ *    下午3点15分 → 15:15 (a word for the evening or afternoon moves an hour under 12 by twelve).
+ * 7. Whitespace runs collapse to one space; leading and trailing whitespace go.
  *
  * Deterministic and locale-independent. The OpenCC converter is built once, on first use.
  */
@@ -25,6 +27,7 @@ export function normalizeText(text: string): string {
     result = toSimplified(result);
     result = mainlandWords(result);
     result = chineseNumeralsToDigits(result);
+    result = clockTimes(result);
   }
   return result
     .replace(DASH_BETWEEN_WORD_CHARACTERS, '-')
@@ -34,6 +37,38 @@ export function normalizeText(text: string): string {
 }
 
 const HAS_HAN = /\p{Script=Han}/u;
+
+/**
+ * `N点` (after the numerals became digits) as a time of day: with the part of the day before it, or
+ * its half or minutes, or a word of time after it (前, 后, 以后, 之前, 到, 至); so not 第3点 (a
+ * point of a list), 两点需要注意 or 100点券.
+ */
+const CLOCK_TIME =
+  /(?<!第)(早上|早晨|上午|中午|下午|傍晚|晚上|夜里|夜间|凌晨)?\s?(\d{1,2})\s?点(?:\s?(半)|\s?(\d{1,2})\s?分)?(?=([前后以之到至~\-–]|\s?-)?)/gu;
+const AFTERNOON = new Set(['中午', '下午', '傍晚', '晚上', '夜里', '夜间']);
+
+function clockTimes(text: string): string {
+  return text.replace(
+    CLOCK_TIME,
+    (
+      match,
+      period: string | undefined,
+      hourText: string,
+      half: string | undefined,
+      minutes: string | undefined,
+      ...rest: unknown[]
+    ) => {
+      const timeWordAfter = (rest[0] ?? '') !== '';
+      if (period === undefined && half === undefined && minutes === undefined && !timeWordAfter) return match;
+      let hour = Number(hourText);
+      const minute = half !== undefined ? 30 : minutes !== undefined ? Number(minutes) : 0;
+      if (hour > 24 || minute > 59) return match;
+      // 中午12点 is noon and 晚上12点 midnight's eve: only hours under 12 move.
+      if (period !== undefined && AFTERNOON.has(period) && hour < 12) hour += 12;
+      return `${hour}:${String(minute).padStart(2, '0')}`;
+    },
+  );
+}
 const APOSTROPHES = /[‘’‛′]/g;
 const DASH_BETWEEN_WORD_CHARACTERS = /(?<=[\p{L}\p{N}])[‐‑‒–—―−](?=[\p{L}\p{N}])/gu;
 
