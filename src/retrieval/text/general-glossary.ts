@@ -79,6 +79,5 @@ export const GENERAL_GLOSSARY = `
 积分 = points | reward points | loyalty points
 会员 = vip | member | membership
 客服 = 人工客服 | 人工 | customer service | support | agent
-过期 = 失效 | 到期 | expire | expires | expired | expiry
-有效期 = valid | validity
+过期 = 失效 | 到期 | 有效期 | expire | expires | expired | expiry | valid | validity
 `;
