@@ -1,17 +1,5 @@
-import {
-  type LoggedRunEvent,
-  NDJSON_CONTENT_TYPE,
-  type RunSnapshotEvent,
-  SSE_CONTENT_TYPE,
-} from '../../protocol/index.ts';
-import {
-  type LogFace,
-  type LogFaceDefinition,
-  type LogFaceMapper,
-  type LogFrame,
-  MADE_ON_READ,
-  type RunLog,
-} from '../../runtime/index.ts';
+import { NDJSON_CONTENT_TYPE, SSE_CONTENT_TYPE } from '../../protocol/index.ts';
+import type { LogFace, LogFaceDefinition, LogFrame, RunLog } from '../../runtime/index.ts';
 import { encodeUtf8 } from '../encode-utf8.ts';
 import {
   NDJSON_HEARTBEAT,
@@ -24,55 +12,15 @@ import { PlainResponsesMapper } from './plain-responses-mapper.ts';
 import type { Stretch } from './plain-stretch.ts';
 import type { ResponseContext, ResponseObject } from './response-object.ts';
 import type { ResponsesStreamEvent } from './responses-event-mapper.ts';
-import { encodeResponsesEvent, SequenceNumbers, textDeltaJson } from './stream-response.ts';
+import { ResponsesFaceMapper } from './stream-response.ts';
 
-/** The plain face of a log: one `PlainResponsesMapper` per log and wire format, its frames kept. */
-class PlainFaceMapper implements LogFaceMapper {
-  readonly events: PlainResponsesMapper;
-  readonly #ndjson: boolean;
-  /** The sequence number each delta's event was given, by native seq. */
-  readonly #deltaSequences = new SequenceNumbers();
-
-  constructor(context: ResponseContext, ndjson: boolean) {
-    this.events = new PlainResponsesMapper(context);
-    this.#ndjson = ndjson;
-  }
-
-  map(event: LoggedRunEvent | RunSnapshotEvent): LogFrame | null | typeof MADE_ON_READ {
-    if (event.type === 'block.delta') {
-      // Most of a run: folded now, its frame made when read, as the extension face does.
-      const sequence = this.events.pushDelta(event);
-      if (sequence === null) return null;
-      this.#deltaSequences.set(event.seq, sequence);
-      return MADE_ON_READ;
-    }
-    const mapped = this.events.push(event);
-    if (mapped.length === 0) return null;
-    let text = '';
-    for (const one of mapped) text += encodeResponsesEvent(one, this.#ndjson);
-    return text;
-  }
-
-  frameOf(event: LoggedRunEvent | RunSnapshotEvent): LogFrame | null {
-    if (event.type !== 'block.delta') return null;
-    const sequence = this.#deltaSequences.get(event.seq);
-    const target = this.events.deltaTarget(event.blockId);
-    if (sequence === undefined || target === undefined) return null;
-    if (target.type !== 'response.output_text.delta') {
-      const mapped = this.events.deltaEvent(event, sequence);
-      return mapped === undefined ? null : encodeResponsesEvent(mapped, this.#ndjson);
-    }
-    const json = textDeltaJson(sequence, target.itemId, target.outputIndex, event.text);
-    return this.#ndjson
-      ? `${json}\n`
-      : `id: ${sequence}\nevent: response.output_text.delta\ndata: ${json}\n\n`;
-  }
-}
+/** The plain face of a log: the Responses face with the plain shape's mapper. */
+type PlainFaceMapper = ResponsesFaceMapper<PlainResponsesMapper>;
 
 function plainFace(log: RunLog, context: ResponseContext, ndjson: boolean): LogFace<PlainFaceMapper> {
   const definition: LogFaceDefinition<PlainFaceMapper> = {
     key: ndjson ? 'responses-plain-ndjson' : 'responses-plain-sse',
-    create: () => new PlainFaceMapper(context, ndjson),
+    create: () => new ResponsesFaceMapper(new PlainResponsesMapper(context), ndjson),
     fromStart: true,
   };
   return log.face(definition);

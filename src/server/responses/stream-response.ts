@@ -22,7 +22,11 @@ import {
   streamLog,
 } from '../stream-run.ts';
 import type { ResponseContext, ResponseObject } from './response-object.ts';
-import { ResponsesEventMapper, type ResponsesStreamEvent } from './responses-event-mapper.ts';
+import {
+  type DeltaTarget,
+  ResponsesEventMapper,
+  type ResponsesStreamEvent,
+} from './responses-event-mapper.ts';
 
 /** Where a Responses stream starts: after a sequence number (resume), or after a native seq (a resume POST). */
 export type ResponseStreamStart = { afterSequence: number } | { afterNativeSeq: number };
@@ -89,19 +93,36 @@ export function textDeltaJson(
   return `{"type":"response.output_text.delta","sequence_number":${sequenceNumber},"item_id":${lastItemIdJson},"output_index":${outputIndex},"content_index":0,"delta":${JSON.stringify(delta)},"logprobs":[]}`;
 }
 
+/** What a face needs of an event mapper of either shape (`ResponsesEventMapper`, `PlainResponsesMapper`). */
+export interface ResponsesEventFolder {
+  push(event: LoggedRunEvent | RunSnapshotEvent): ResponsesStreamEvent[];
+  /**
+   * Folds a delta and gives its event's sequence number; `null`: the delta has no event;
+   * `undefined`: it must go through `push` (it finishes something held back).
+   */
+  pushDelta(event: Extract<LoggedRunEvent, { type: 'block.delta' }>): number | null | undefined;
+  deltaTarget(blockId: string): DeltaTarget | undefined;
+  deltaEvent(
+    event: Extract<LoggedRunEvent, { type: 'block.delta' }>,
+    sequenceNumber: number,
+  ): ResponsesStreamEvent | undefined;
+}
+
 /**
- * The Responses face of a log: one `ResponsesEventMapper` per log and wire format folds the run once,
- * as its events are appended, and each native event's Responses events are kept encoded beside it
- * (all of them, since readers resume by `sequence_number`). Every reader, and `GET`, reads those.
+ * A Responses face of a log, in either shape: one event mapper per log and wire format folds the run
+ * once, as its events are appended, and each native event's Responses events are kept encoded beside
+ * it (all of them, since readers resume by `sequence_number`). Every reader, and `GET`, reads those.
  */
-class ResponsesFaceMapper implements LogFaceMapper {
-  readonly events: ResponsesEventMapper;
+export class ResponsesFaceMapper<Events extends ResponsesEventFolder = ResponsesEventMapper>
+  implements LogFaceMapper
+{
+  readonly events: Events;
   readonly #ndjson: boolean;
   /** The sequence number each delta's Responses event was given, by native seq. */
   readonly #deltaSequences = new SequenceNumbers();
 
-  constructor(context: ResponseContext, ndjson: boolean) {
-    this.events = new ResponsesEventMapper(context);
+  constructor(events: Events, ndjson: boolean) {
+    this.events = events;
     this.#ndjson = ndjson;
   }
 
@@ -167,7 +188,7 @@ export class SequenceNumbers {
 function responsesFace(log: RunLog, context: ResponseContext, ndjson: boolean): LogFace<ResponsesFaceMapper> {
   const definition: LogFaceDefinition<ResponsesFaceMapper> = {
     key: ndjson ? 'responses-ndjson' : 'responses-sse',
-    create: () => new ResponsesFaceMapper(context, ndjson),
+    create: () => new ResponsesFaceMapper(new ResponsesEventMapper(context), ndjson),
     fromStart: true,
   };
   return log.face(definition);
