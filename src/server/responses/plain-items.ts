@@ -1,4 +1,5 @@
 import type { Block, ConfirmBlock, MessageState, TextBlock, ToolBlock } from '../../protocol/index.ts';
+import type { MessageItem, ReasoningItem } from './response-object.ts';
 
 /**
  * The output items of the plain (OpenAI-compatible) shape: only item types the official `openai`
@@ -12,20 +13,8 @@ import type { Block, ConfirmBlock, MessageState, TextBlock, ToolBlock } from '..
 export const PLAIN_SERVER_LABEL = 'runstream';
 
 export type PlainOutputItem =
-  | {
-      type: 'message';
-      id: string;
-      role: 'assistant';
-      status: 'in_progress' | 'completed' | 'incomplete';
-      content: { type: 'output_text'; text: string; annotations: unknown[] }[];
-    }
-  | {
-      type: 'reasoning';
-      id: string;
-      status: 'in_progress' | 'completed' | 'incomplete';
-      summary: { type: 'summary_text'; text: string }[];
-      content: { type: 'reasoning_text'; text: string }[];
-    }
+  | MessageItem
+  | ReasoningItem
   | {
       type: 'function_call';
       id: string;

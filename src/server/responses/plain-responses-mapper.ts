@@ -27,7 +27,7 @@ import {
   stretchResponseId,
 } from './plain-stretch.ts';
 import { type ResponseContext, type ResponseObject, type ResponseUsage, usageOf } from './response-object.ts';
-import type { DeltaTarget, ResponsesStreamEvent } from './responses-event-mapper.ts';
+import { type DeltaTarget, deltaEventOf, type ResponsesStreamEvent } from './responses-event-mapper.ts';
 
 /**
  * The plain (OpenAI-compatible) projection of a run's log: what a client that knows only OpenAI's
@@ -233,11 +233,7 @@ export class PlainResponsesMapper {
     sequence_number: number,
   ): ResponsesStreamEvent | undefined {
     const target = this.deltaTarget(event.blockId);
-    if (target === undefined) return undefined;
-    const { type, itemId: item_id, outputIndex: output_index } = target;
-    return type === 'response.output_text.delta'
-      ? { type, sequence_number, item_id, output_index, content_index: 0, delta: event.text, logprobs: [] }
-      : { type, sequence_number, item_id, output_index, content_index: 0, delta: event.text };
+    return target === undefined ? undefined : deltaEventOf(target, sequence_number, event.text);
   }
 
   #begin(

@@ -31,21 +31,27 @@ export interface ResponseUsage {
   total_tokens: number;
 }
 
+/** An answer block as OpenAI's assistant message item (both shapes). */
+export interface MessageItem {
+  type: 'message';
+  id: string;
+  role: 'assistant';
+  status: 'in_progress' | 'completed' | 'incomplete';
+  content: { type: 'output_text'; text: string; annotations: unknown[] }[];
+}
+
+/** A reasoning block as OpenAI's reasoning item (both shapes). */
+export interface ReasoningItem {
+  type: 'reasoning';
+  id: string;
+  status: 'in_progress' | 'completed' | 'incomplete';
+  summary: { type: 'summary_text'; text: string }[];
+  content: { type: 'reasoning_text'; text: string }[];
+}
+
 export type OutputItem =
-  | {
-      type: 'message';
-      id: string;
-      role: 'assistant';
-      status: 'in_progress' | 'completed' | 'incomplete';
-      content: { type: 'output_text'; text: string; annotations: unknown[] }[];
-    }
-  | {
-      type: 'reasoning';
-      id: string;
-      status: 'in_progress' | 'completed' | 'incomplete';
-      summary: { type: 'summary_text'; text: string }[];
-      content: { type: 'reasoning_text'; text: string }[];
-    }
+  | MessageItem
+  | ReasoningItem
   | {
       type: 'function_call';
       id: string;

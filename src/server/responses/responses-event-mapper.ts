@@ -26,6 +26,20 @@ export interface DeltaTarget {
   outputIndex: number;
 }
 
+/** The event of a delta with this target and sequence number, in either shape. */
+export function deltaEventOf(
+  target: DeltaTarget,
+  sequence_number: number,
+  delta: string,
+): ResponsesStreamEvent {
+  const { type, itemId: item_id, outputIndex: output_index } = target;
+  if (type === 'response.output_text.delta')
+    return { type, sequence_number, item_id, output_index, content_index: 0, delta, logprobs: [] };
+  if (type === 'response.reasoning_text.delta')
+    return { type, sequence_number, item_id, output_index, content_index: 0, delta };
+  return { type, sequence_number, item_id, output_index, delta };
+}
+
 /** One event of the Responses stream: an OpenAI-style `type` and a `sequence_number` from 0. */
 export type ResponsesStreamEvent = { type: string; sequence_number: number } & Record<string, unknown>;
 
@@ -303,21 +317,7 @@ export class ResponsesEventMapper {
     sequence_number: number,
   ): ResponsesStreamEvent | undefined {
     const target = this.deltaTarget(event.blockId);
-    if (target === undefined) return undefined;
-    const { type, itemId: item_id, outputIndex: output_index } = target;
-    if (type === 'response.output_text.delta')
-      return {
-        type,
-        sequence_number,
-        item_id,
-        output_index,
-        content_index: 0,
-        delta: event.text,
-        logprobs: [],
-      };
-    if (type === 'response.reasoning_text.delta')
-      return { type, sequence_number, item_id, output_index, content_index: 0, delta: event.text };
-    return { type, sequence_number, item_id, output_index, delta: event.text };
+    return target === undefined ? undefined : deltaEventOf(target, sequence_number, event.text);
   }
 
   #emitCreated(emit: (type: string, fields?: Record<string, unknown>) => void): void {
