@@ -11,7 +11,6 @@
  *
  * Asserts only that every stream was read whole; never a time.
  */
-import { strictEqual } from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
@@ -28,14 +27,12 @@ import {
   ResponsesEventMapper,
 } from '../src/server/index.ts';
 import { MemoryResponseRecords, openDatabase, SqliteRunStore } from '../src/store/index.ts';
+import { median, readAll } from './http-read.ts';
 import { createRealisticRun } from './realistic-run.ts';
 
 const ROUNDS = 7;
 const HTTP_ROUNDS = 9;
 const DELTAS = 2_000;
-
-const median = (samples: readonly number[]) =>
-  [...samples].sort((a, b) => a - b)[Math.floor(samples.length / 2)] ?? Number.NaN;
 
 const context: ResponseContext = {
   id: 'run_bench',
@@ -74,23 +71,6 @@ function timeRounds(work: () => void): number[] {
     work();
     return performance.now() - started;
   });
-}
-
-async function readAll(
-  response: Response,
-  started: number,
-): Promise<{ firstMs: number; totalMs: number; bytes: number }> {
-  strictEqual(response.status, 200, `status ${response.status}`);
-  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
-  let firstMs = Number.NaN;
-  let bytes = 0;
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    if (Number.isNaN(firstMs)) firstMs = performance.now() - started;
-    bytes += value.byteLength;
-  }
-  return { firstMs, totalMs: performance.now() - started, bytes };
 }
 
 async function main(): Promise<void> {
