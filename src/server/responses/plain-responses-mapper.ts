@@ -137,7 +137,7 @@ export class PlainResponsesMapper {
         break;
       }
       case 'block.delta': {
-        const mapped = this.#deltaEvent(event, this.#sequence);
+        const mapped = this.deltaEvent(event, this.#sequence);
         if (mapped !== undefined) {
           out.push(mapped);
           this.#sequence += 1;
@@ -225,15 +225,8 @@ export class PlainResponsesMapper {
     event: Extract<LoggedRunEvent, { type: 'block.delta' }>,
     sequenceNumber: number,
   ): ResponsesStreamEvent | undefined {
-    return this.#deltaEvent(event, sequenceNumber);
-  }
-
-  #deltaEvent(
-    event: Extract<LoggedRunEvent, { type: 'block.delta' }>,
-    sequence_number: number,
-  ): ResponsesStreamEvent | undefined {
     const target = this.deltaTarget(event.blockId);
-    return target === undefined ? undefined : deltaEventOf(target, sequence_number, event.text);
+    return target === undefined ? undefined : deltaEventOf(target, sequenceNumber, event.text);
   }
 
   #begin(

@@ -91,7 +91,7 @@ export class ResponsesEventMapper {
     // is only finished by an event about another block).
     if (event.type === 'block.delta' && (this.#held === undefined || this.#held === event.blockId)) {
       this.#state = reduceOwned(this.#state, event);
-      const mapped = this.#deltaEvent(event, this.#sequence);
+      const mapped = this.deltaEvent(event, this.#sequence);
       if (mapped === undefined) return [];
       this.#sequence += 1;
       return [mapped];
@@ -161,7 +161,7 @@ export class ResponsesEventMapper {
         break;
       }
       case 'block.delta': {
-        const mapped = this.#deltaEvent(event, this.#sequence);
+        const mapped = this.deltaEvent(event, this.#sequence);
         if (mapped !== undefined) {
           out.push(mapped);
           this.#sequence += 1;
@@ -308,16 +308,8 @@ export class ResponsesEventMapper {
     event: Extract<LoggedRunEvent, { type: 'block.delta' }>,
     sequenceNumber: number,
   ): ResponsesStreamEvent | undefined {
-    return this.#deltaEvent(event, sequenceNumber);
-  }
-
-  /** The Responses event of a delta the state has taken in, if its block has one. */
-  #deltaEvent(
-    event: Extract<LoggedRunEvent, { type: 'block.delta' }>,
-    sequence_number: number,
-  ): ResponsesStreamEvent | undefined {
     const target = this.deltaTarget(event.blockId);
-    return target === undefined ? undefined : deltaEventOf(target, sequence_number, event.text);
+    return target === undefined ? undefined : deltaEventOf(target, sequenceNumber, event.text);
   }
 
   #emitCreated(emit: (type: string, fields?: Record<string, unknown>) => void): void {
