@@ -259,6 +259,49 @@ describe('a confirmation as an AG-UI interrupt', () => {
     ).toBe(true);
   });
 
+  it('refuses a cancelled interrupt whose new message cannot start a run, and leaves the paused run waiting', async () => {
+    const agent = agentFor(url, 'thread-cancel-bad-message');
+    agent.addMessage({ id: 'user-1', role: 'user', content: SEED });
+    const paused = await record(agent, { runId: 'agui-cancel-bad-1' });
+    const [interrupt] = agent.pendingInterrupts;
+    for (const message of [
+      { id: 'user-2', role: 'user', content: '   ' },
+      { id: 'user-3', role: 'user', content: 'x'.repeat(100_001) },
+    ]) {
+      const refused = await post({
+        threadId: 'thread-cancel-bad-message',
+        runId: 'agui-cancel-bad-2',
+        messages: [{ id: 'user-1', role: 'user', content: SEED }, message],
+        resume: [{ interruptId: interrupt?.id, status: 'cancelled' }],
+      });
+      expect(refused.status).toBe(400);
+    }
+    const run = await fetch(`${url}/v1/runs/${runstreamOf(paused).runId}`, {
+      headers: { authorization: `Bearer ${TEST_TOKEN}` },
+    });
+    expect(await run.json()).toMatchObject({ status: 'paused' });
+  });
+
+  it('knows a message with an id longer than the store keeps as the one the paused run answers', async () => {
+    const longId = `user-${'l'.repeat(150)}`;
+    const agent = agentFor(url, 'thread-long-id');
+    agent.addMessage({ id: longId, role: 'user', content: SEED });
+    const paused = await record(agent, { runId: 'agui-long-id-1' });
+    const [interrupt] = agent.pendingInterrupts;
+    const response = await post({
+      threadId: 'thread-long-id',
+      runId: 'agui-long-id-2',
+      messages: [{ id: longId, role: 'user', content: SEED }],
+      resume: [{ interruptId: interrupt?.id, status: 'cancelled' }],
+    });
+    expect(response.status).toBe(200);
+    // A rejection of the paused run's write, not a second run of the same message.
+    expect(parseAgUiSse(await response.text()).at(-1)?.event).toMatchObject({ type: 'RUN_FINISHED' });
+    expect(await cancelOrderAudit(runstreamOf(paused).runId)).toEqual([
+      expect.objectContaining({ outcome: 'rejected' }),
+    ]);
+  });
+
   it('takes a cancelled interrupt without a new message as a rejection of the write', async () => {
     const agent = agentFor(url, 'thread-cancel-only');
     agent.addMessage({ id: 'user-1', role: 'user', content: SEED });

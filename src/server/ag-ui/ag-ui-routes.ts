@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Context, Hono } from 'hono';
 import type { PendingCall } from '../../protocol/index.ts';
 import type { RunLog, RunManager } from '../../runtime/index.ts';
@@ -37,8 +38,18 @@ type Env = { Variables: { user: User; traceId: string } };
 
 /** The dialect name in thread-derived conversation ids and on the runs (`face`). */
 const DIALECT = 'ag-ui';
-/** `clientMessageId` is at most this long (the chat API's limit); longer AG-UI ids are not kept. */
+/** `clientMessageId` is at most this long (the chat API's limit); longer AG-UI ids are kept hashed. */
 const MAX_CLIENT_MESSAGE_ID = 100;
+
+/**
+ * The `clientMessageId` an AG-UI message id is stored as: itself, or a digest of an id longer than the
+ * store keeps, so a long id still tells a message already answered from a new one.
+ */
+function storedMessageId(id: string): string {
+  return id.length <= MAX_CLIENT_MESSAGE_ID
+    ? id
+    : `sha256:${createHash('sha256').update(id).digest('hex').slice(0, 48)}`;
+}
 
 /**
  * AG-UI (CopilotKit's Agent-User Interaction protocol, docs/integrations/ag-ui.md): `POST /v1/ag-ui`
@@ -96,7 +107,7 @@ export function registerAgUiRoutes(app: Hono<Env>, options: AgUiRoutesOptions): 
    * the next one; entries for interrupts that no longer wait (the run was stopped or decided
    * elsewhere) are moot. `true` when the request is to be handled as if it had no resume entries.
    */
-  async function cancelsOnly(user: User, input: RunAgentInput): Promise<boolean> {
+  async function cancelsOnly(user: User, input: RunAgentInput, context: Context<Env>): Promise<boolean> {
     const entries = input.resume ?? [];
     if (!entries.every((entry) => entry.status === 'cancelled')) return false;
     const waiting = await waitingRunOf(user, input.threadId);
@@ -109,7 +120,12 @@ export function registerAgUiRoutes(app: Hono<Env>, options: AgUiRoutesOptions): 
     // The message the paused run answers is not a new one: the cancellation is then a rejection.
     const conversationId = dialectConversationId(user.id, DIALECT, input.threadId);
     const seen = await store.listMessages(conversationId);
-    if (seen.some((message) => message.role === 'user' && message.clientMessageId === last.id)) return false;
+    if (
+      seen.some((message) => message.role === 'user' && message.clientMessageId === storedMessageId(last.id))
+    )
+      return false;
+    // The new message is checked before the paused run is stopped for it: a refused one loses nothing.
+    prepareStart(input, context);
     await runs.cancel(user.id, waiting.runId, 'interrupt_cancelled');
     return true;
   }
@@ -217,8 +233,8 @@ export function registerAgUiRoutes(app: Hono<Env>, options: AgUiRoutesOptions): 
     });
   }
 
-  /** A new user message: a new run on the thread's conversation. */
-  async function start(user: User, input: RunAgentInput, context: Context<Env>): Promise<Response> {
+  /** A new user message checked (400 when it cannot start a run): its text, id and run options. */
+  function prepareStart(input: RunAgentInput, context: Context<Env>) {
     const last = input.messages.at(-1);
     if (last?.role !== 'user')
       throw new HttpError(400, 'invalid_request', 'messages: the last message is not the user’s');
@@ -247,7 +263,12 @@ export function registerAgUiRoutes(app: Hono<Env>, options: AgUiRoutesOptions): 
     };
     // Refused before the thread's conversation exists, so a 400 leaves nothing behind.
     runs.checkRunOptions(runOptions);
-    const clientMessageId = last.id.length <= MAX_CLIENT_MESSAGE_ID ? last.id : undefined;
+    return { text, clientMessageId: storedMessageId(last.id), runOptions };
+  }
+
+  /** A new user message: a new run on the thread's conversation. */
+  async function start(user: User, input: RunAgentInput, context: Context<Env>): Promise<Response> {
+    const { text, clientMessageId, runOptions } = prepareStart(input, context);
     const log = await startRunWithin(options.limits, store, user.id, async () => {
       const conversation = await conversationForThread(
         store,
@@ -264,7 +285,7 @@ export function registerAgUiRoutes(app: Hono<Env>, options: AgUiRoutesOptions): 
   app.post('/v1/ag-ui', async (context) => {
     const user = context.get('user');
     const input = await readJsonBody(bodyOf(context), RunAgentInputSchema, AG_UI_MAX_BODY_BYTES);
-    if (input.resume !== undefined && input.resume.length > 0 && !(await cancelsOnly(user, input)))
+    if (input.resume !== undefined && input.resume.length > 0 && !(await cancelsOnly(user, input, context)))
       return resume(user, input, context);
     if (input.messages.at(-1)?.role === 'tool') return toolResults(user, input, context);
     if (input.messages.at(-1)?.role === 'user') return start(user, input, context);
