@@ -53,7 +53,7 @@ export function hostToolValidator(definition: HostToolDefinition): HostToolValid
   try {
     schema = z.fromJSONSchema(definition.parameters as Parameters<typeof z.fromJSONSchema>[0]);
   } catch (error) {
-    note = `the JSON Schema of host tool ${definition.name} could not be converted (${
+    note = `the JSON Schema of tool ${definition.name} could not be converted (${
       error instanceof Error ? error.message : String(error)
     }); any JSON object is accepted as its arguments`;
   }
