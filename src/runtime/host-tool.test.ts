@@ -46,7 +46,7 @@ describe('hostToolValidator', () => {
       parameters: { type: 'object', properties: { a: { $ref: '#/definitions/missing' } } },
     });
     expect(validator.exact).toBe(false);
-    expect(validator.note).toMatch(/host tool odd could not be converted .*any JSON object is accepted/);
+    expect(validator.note).toMatch(/tool odd could not be converted .*any JSON object is accepted/);
     expect(validator.validate({ a: 1, b: [2] })).toEqual({ success: true, data: { a: 1, b: [2] } });
     expect(validator.validate('text').success).toBe(false);
     expect(validator.validate([1]).success).toBe(false);
