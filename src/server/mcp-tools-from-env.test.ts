@@ -141,6 +141,34 @@ describe('the offline demo model with an MCP server (docs/integrations.md, no ke
   });
 });
 
+describe('RUNSTREAM_DENY_TOOLS with an MCP tool’s name', () => {
+  it('refuses the MCP tool before the service sees it', async () => {
+    const stdio = stdioOrderService();
+    const test = await startTestServer({
+      env: {
+        RUNSTREAM_MCP_SERVERS: JSON.stringify({ mcpServers: { orders: stdio.config } }),
+        RUNSTREAM_DENY_TOOLS: 'orders__list_orders',
+      },
+    });
+    try {
+      const client = createRunstreamClient({ baseUrl: test.server.url, token: TEST_TOKEN });
+      const { id: conversationId } = await client.createConversation();
+      const state = await client
+        .sendMessage(conversationId, { text: '用 orders__list_orders 列出我的订单' })
+        .result();
+      expect(state.blocks.find((block) => block.kind === 'tool')).toMatchObject({
+        name: 'orders__list_orders',
+        status: 'failed',
+        error: { code: 'tool_denied' },
+      });
+      expect(stdio.journal().filter((entry) => entry.event === 'called')).toEqual([]);
+    } finally {
+      await test.close();
+      await stdio.close();
+    }
+  });
+});
+
 describe('startServer with a bad MCP configuration', () => {
   it('refuses to start on malformed configuration, naming the setting and the server', async () => {
     const start = startTestServer({
