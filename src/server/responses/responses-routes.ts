@@ -65,6 +65,19 @@ export function registerResponsesRoutes(app: Hono<Env>, options: ResponsesRoutes
     if (record === undefined) throw new HttpError(404, 'not_found', 'no such response');
     return record;
   }
+  /**
+   * The run's log, once `id` is known to name one of its responses: the run itself, or a
+   * continuation `<runId>.<seq>` the run really had (404 otherwise, in either shape).
+   */
+  async function requireStretch(user: User, record: ResponseRecord, id: string): Promise<RunLog> {
+    const log = await runs.logOf(user.id, record.id);
+    if (
+      parseResponseId(id).resumedSeq !== 0 &&
+      plainMapperOf(log, contextOf(record)).stretch(id) === undefined
+    )
+      throw new HttpError(404, 'not_found', 'no such response');
+    return log;
+  }
 
   const { submit, decideApprovals, approvalsOf, answerDuplicate } = responseAnswers({
     store,
@@ -237,6 +250,8 @@ export function registerResponsesRoutes(app: Hono<Env>, options: ResponsesRoutes
     const id = context.req.param('id');
     const record = await ownedRecord(user, parseResponseId(id).runId);
     const body = await readJsonBody(bodyOf(context), CancelResponseSchema);
+    // An id naming a response the run never had is refused before anything is stopped.
+    await requireStretch(user, record, id);
     await runs.cancel(user.id, record.id, body.reason ?? 'user_stop');
     const log = await runs.logOf(user.id, record.id);
     if (responsesModeOf(context.req.header(EXTENSIONS_HEADER)) === 'plain')
@@ -248,7 +263,7 @@ export function registerResponsesRoutes(app: Hono<Env>, options: ResponsesRoutes
     const user = context.get('user');
     const id = context.req.param('id');
     const record = await ownedRecord(user, parseResponseId(id).runId);
-    const log = await runs.logOf(user.id, record.id);
+    const log = await requireStretch(user, record, id);
     // A browser EventSource cannot send headers: `?extensions=1` asks for the extension shape too.
     const plain =
       responsesModeOf(context.req.header(EXTENSIONS_HEADER) ?? context.req.query('extensions')) === 'plain';

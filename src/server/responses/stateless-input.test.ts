@@ -281,6 +281,17 @@ describe('the plain shape: refresh, resume, cancel', () => {
     expect(model.requests).toHaveLength(2);
   });
 
+  it('answers 404 for a continuation id the run never had, and stops nothing for it', async () => {
+    await start([READ_NOTES]);
+    const waiting = await json(await plain.create({ input: 'read notes.txt', tools: [READ_FILE_TOOL] }));
+    for (const api of [plain, extension]) {
+      const made = await api.cancel(`${waiting.id}.99999`);
+      expect(made.status).toBe(404);
+      expect((await api.request(`/v1/responses/${waiting.id}.99999`)).status).toBe(404);
+    }
+    expect(await extension.get(waiting.id)).toMatchObject({ status: 'requires_action' });
+  });
+
   it('cancels a response that waits for the host: its stretch stays completed, a late output is 409', async () => {
     await start([READ_NOTES]);
     const waiting = await json(await plain.create({ input: 'read notes.txt', tools: [READ_FILE_TOOL] }));
