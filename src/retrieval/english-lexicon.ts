@@ -64,13 +64,16 @@ export function englishWords(text: string): string[] {
  */
 export class EnglishLexicon {
   readonly #translations: Map<string, string[]>;
+  /** A word the knowledge base lacks → the knowledge base's words with one of its glosses, whole. */
+  readonly #paraphrases: Map<string, string[]>;
 
-  private constructor(translations: Map<string, string[]>) {
+  private constructor(translations: Map<string, string[]>, paraphrases: Map<string, string[]>) {
     this.#translations = translations;
+    this.#paraphrases = paraphrases;
   }
 
   static empty(): EnglishLexicon {
-    return new EnglishLexicon(new Map());
+    return new EnglishLexicon(new Map(), new Map());
   }
 
   /**
@@ -82,17 +85,29 @@ export class EnglishLexicon {
     documentFrequency: (word: string) => number,
   ): EnglishLexicon {
     const candidates = new Map<string, Map<string, number>>();
+    // For paraphrases: each short gloss (its content words) → the knowledge base's words with it, and
+    // the glosses of the words it lacks.
+    const wordsByGloss = new Map<string, Map<string, number>>();
+    const glossesOfUnknown = new Map<string, Set<string>>();
     for (const [word, glosses] of entries) {
       // A single character has too many senses to stand for an English word (脚 is foot, but also a
       // verse's foot and the foot of a hill): measured, one-word glosses of single characters gained
       // nothing on the dev sets.
       if ([...word].length < 2 || !/\p{Script=Han}/u.test(word)) continue;
       const frequency = documentFrequency(word);
+      for (const gloss of wholeGlosses(glosses)) {
+        if (frequency === 0) {
+          const known = glossesOfUnknown.get(word) ?? new Set<string>();
+          known.add(gloss);
+          glossesOfUnknown.set(word, known);
+        } else {
+          const forGloss = wordsByGloss.get(gloss) ?? new Map<string, number>();
+          forGloss.set(word, frequency);
+          wordsByGloss.set(gloss, forGloss);
+        }
+      }
       if (frequency === 0) continue;
-      for (const gloss of glosses.flatMap((entry) => entry.split(/;\s*/))) {
-        if (/variant of|surname|abbr\. for|used in/i.test(gloss)) continue;
-        const words = englishWords(gloss.replace(/\([^)]*\)/g, ' '));
-        if (words.length === 0 || words.length > MAX_GLOSS_WORDS) continue;
+      for (const words of shortGlosses(glosses)) {
         // A one-word gloss translates the word more surely than a two-word one.
         const weight = 1 / words.length;
         for (const english of words) {
@@ -112,7 +127,26 @@ export class EnglishLexicon {
         best.map(([word]) => word),
       );
     }
-    return new EnglishLexicon(translations);
+    const paraphrases = new Map<string, string[]>();
+    for (const [word, glossesOfWord] of glossesOfUnknown) {
+      const found = new Set<string>();
+      for (const gloss of glossesOfWord)
+        for (const chinese of mostUsed(wordsByGloss.get(gloss), TRANSLATIONS_PER_WORD)) found.add(chinese);
+      if (found.size > 0) paraphrases.set(word, [...found]);
+    }
+    return new EnglishLexicon(translations, paraphrases);
+  }
+
+  /**
+   * The knowledge base's own words for Chinese words it does not have, where CC-CEDICT glosses both
+   * alike (代替 and 替换 "to substitute", 顾客 and 用户 "user"): a shopper's word for what the policy
+   * names in another. A whole gloss must match, not one word of it ("to come back" is not "back").
+   */
+  paraphrase(unknownWords: readonly string[]): string[] {
+    const found = new Set<string>();
+    for (const word of unknownWords)
+      for (const chinese of this.#paraphrases.get(word) ?? []) found.add(chinese);
+    return [...found];
   }
 
   /** How many English words have a translation. */
@@ -127,6 +161,50 @@ export class EnglishLexicon {
       for (const chinese of this.#translations.get(word) ?? []) found.add(chinese);
     return [...found];
   }
+}
+
+/**
+ * The glosses of an entry short enough to translate the word rather than describe a use of it, each
+ * as its stemmed content words; cross references and surnames left out.
+ */
+function shortGlosses(glosses: readonly string[]): string[][] {
+  const short: string[][] = [];
+  for (const gloss of glosses.flatMap((entry) => entry.split(/;\s*/))) {
+    if (/variant of|surname|abbr\. for|used in/i.test(gloss)) continue;
+    const words = englishWords(gloss.replace(/\([^)]*\)/g, ' '));
+    if (words.length > 0 && words.length <= MAX_GLOSS_WORDS) short.push(words);
+  }
+  return short;
+}
+
+/**
+ * The glosses of an entry as paraphrases compare them: whole, every word kept but a leading "to",
+ * article or "sb's" ("many times" must not become "time"), stemmed; at most three words, so that a
+ * gloss names the word's sense rather than describes it.
+ */
+function wholeGlosses(glosses: readonly string[]): string[] {
+  const whole: string[] = [];
+  for (const gloss of glosses.flatMap((entry) => entry.split(/;\s*/))) {
+    if (/variant of|surname|abbr\. for|used in|\bsee\b|\[/i.test(gloss)) continue;
+    const words = gloss
+      .replace(/\([^)]*\)/g, ' ')
+      .toLowerCase()
+      .replace(/^\s*(?:to|a|an|the)\s+/, '')
+      .split(/[^a-z]+/)
+      .filter((word) => word.length > 0);
+    if (words.length === 0 || words.length > 3) continue;
+    whole.push(words.map(stemEnglish).join(' '));
+  }
+  return whole;
+}
+
+/** The `limit` words clauses use most, of a word → document frequency map. */
+function mostUsed(frequencies: ReadonlyMap<string, number> | undefined, limit: number): string[] {
+  if (frequencies === undefined) return [];
+  return [...frequencies]
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .slice(0, limit)
+    .map(([word]) => word);
 }
 
 /** Whether text has an English content word to translate. */

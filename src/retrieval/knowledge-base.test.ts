@@ -410,3 +410,26 @@ describe('an English question', () => {
     expect(without.evidence.topKeywordScore).toBeLessThan(evidence.topKeywordScore);
   });
 });
+
+describe("a shopper's word the knowledge base never uses", () => {
+  it('meets the clause that says it in other words (CC-CEDICT), for ranking but not as evidence', async () => {
+    write('policies/returns.md', '# 退货\n\n商品签收后 7 天内可退货。\n\n包装签收后请保留。\n');
+    const knowledge = await open();
+    await knowledge.ingest([join(directory, 'knowledge')], { baseDirectory: directory });
+    // 货物 is in no clause; CC-CEDICT glosses it and 商品 alike ("commodity", "merchandise").
+    const question = '货物签收后还能退吗';
+    const answer = '商品签收后 7 天内可退货。';
+    const found = await knowledge.search(question, { topK: 2 });
+    expect(found.hits[0]?.text).toBe(answer);
+    expect(found.hits[0]?.lanes.bm25?.rank).toBe(1);
+    const literal = await KnowledgeBase.open({
+      store: new SqliteKnowledgeStore(database),
+      paraphrases: false,
+    });
+    const without = await literal.search(question, { topK: 2 });
+    const withoutAnswer = without.hits.find((hit) => hit.text === answer);
+    expect(withoutAnswer?.lanes.bm25?.score ?? 0).toBeLessThan(found.hits[0]?.lanes.bm25?.score ?? 0);
+    // The evidence reads the question's own words: a paraphrase never makes a question look answered.
+    expect(found.evidence.topKeywordScore).toBe(without.evidence.topKeywordScore);
+  });
+});

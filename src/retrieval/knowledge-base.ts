@@ -138,6 +138,11 @@ export interface KnowledgeBaseOptions {
    */
   englishLexicon?: boolean;
   /**
+   * Add, for the question's words the knowledge base never uses, its own words that CC-CEDICT glosses
+   * alike (english-lexicon.ts, `paraphrase`). Default true.
+   */
+  paraphrases?: boolean;
+  /**
    * Told once per open when stored terms were made by another text analysis and every chunk is
    * re-analysed (slow at scale, and worth knowing). Default: a line on stderr.
    */
@@ -272,9 +277,14 @@ export class KnowledgeBase {
       this.#options.englishLexicon !== false && hasEnglishWords(stripped)
         ? index.englishLexicon().translate(stripped)
         : [];
-    const lexicalQuery = [index.homophones.correct(analyzer.canonicalText(stripped)), ...translations].join(
-      ' ',
-    );
+    const corrected = index.homophones.correct(analyzer.canonicalText(stripped));
+    // A shopper's word the knowledge base never uses meets the policy's word for the same thing
+    // through CC-CEDICT (代替 → 替换). Only for ranking: the evidence signal reads the question's own
+    // words, so that a question about what the shop never mentions (转赠) does not look answered.
+    const unknown =
+      this.#options.paraphrases === false ? [] : unknownWords(index, analyzer.analyze(corrected));
+    const paraphrases = unknown.length > 0 ? index.englishLexicon().paraphrase(unknown) : [];
+    const lexicalQuery = [corrected, ...translations, ...paraphrases].join(' ');
     const lanes: Partial<Record<LaneName, LaneHit[]>> = {};
     const identifiers = extractIdentifiers(trimmed);
     if (weights.exact > 0 && identifiers.length > 0)
@@ -285,6 +295,10 @@ export class KnowledgeBase {
     // Always computed, like the n-gram lane: its top score is the low-evidence signal.
     const keywordHits = index.words.bm25(analyzer.analyze(lexicalQuery), depth, allowed);
     if (weights.bm25 > 0) lanes.bm25 = keywordHits;
+    const evidenceHits =
+      paraphrases.length === 0
+        ? keywordHits
+        : index.words.bm25(analyzer.analyze([corrected, ...translations].join(' ')), 1, allowed);
     if (weights.pinyin > 0 && index.pinyin)
       lanes.pinyin = index.pinyin.bm25(analyzer.pinyinTerms(lexicalQuery), depth, allowed);
     if (weights.vector > 0 && index.vectors && this.#options.embedder) {
@@ -320,7 +334,7 @@ export class KnowledgeBase {
     const evidence: SearchEvidence = {
       exactMatches,
       topNgramCosine: ngramHits[0]?.score ?? 0,
-      topKeywordScore: (keywordHits[0]?.score ?? 0) / unseenWordIdf(index.chunks.length),
+      topKeywordScore: (evidenceHits[0]?.score ?? 0) / unseenWordIdf(index.chunks.length),
     };
     const threshold = this.#options.lowEvidenceScore ?? DEFAULT_LOW_EVIDENCE_SCORE;
     return {
@@ -344,6 +358,19 @@ function filterPredicate(index: LoadedIndex, filter: SearchFilter): (chunk: numb
     const kind = index.documents.get(chunk.docId)?.kind;
     return !(kinds && (kind === undefined || !kinds.has(kind)));
   };
+}
+
+/**
+ * The question's Chinese words no clause has, longest only: 一会儿 rather than its pieces 一会 and 会儿
+ * (the keyword analysis yields both), whose own glosses would stray from what was asked.
+ */
+function unknownWords(index: LoadedIndex, words: readonly string[]): string[] {
+  const unknown = [
+    ...new Set(
+      words.filter((word) => /^\p{Script=Han}{2,}$/u.test(word) && index.words.documentFrequency(word) === 0),
+    ),
+  ];
+  return unknown.filter((word) => !unknown.some((other) => other !== word && other.includes(word)));
 }
 
 /** BM25's idf (Lucene's, as the keyword lane uses) of a word no clause has, in a corpus of `size`. */
