@@ -31,7 +31,9 @@ Options:
                          the general analyser for search and eval (default: $RUNSTREAM_SYNONYMS or none)
   --weights <lane=w,…>   search and eval: fusion weights of exact, ngram, bm25, pinyin, vector (0 = off)
   --no-english-lexicon   search and eval: English words through the general glossary only, not
-                         through CC-CEDICT's glosses of the knowledge base's words (for comparison)`;
+                         through CC-CEDICT's glosses of the knowledge base's words (for comparison)
+  --no-paraphrase        search and eval: a question's words the knowledge base lacks stay as they are,
+                         not met by its words with the same CC-CEDICT gloss (for comparison)`;
 
 export async function kbCommand(
   argv: string[],
@@ -49,6 +51,7 @@ export async function kbCommand(
       weights: { type: 'string' },
       json: { type: 'boolean', default: false },
       'no-english-lexicon': { type: 'boolean', default: false },
+      'no-paraphrase': { type: 'boolean', default: false },
     },
   });
   const databasePath = values.db ?? databasePathFromEnv();
@@ -57,6 +60,7 @@ export async function kbCommand(
   const analyzerOptions = {
     ...(synonymsPath ? { analyzer: createTextAnalyzer({ synonyms: readSynonyms(synonymsPath) }) } : {}),
     ...(values['no-english-lexicon'] ? { englishLexicon: false } : {}),
+    ...(values['no-paraphrase'] ? { paraphrases: false } : {}),
   };
 
   switch (subcommand) {
