@@ -116,6 +116,18 @@ export function mergeSynonymGroups(...tables: readonly (readonly SynonymGroup[])
         return owner === undefined || owner === canonical;
       });
     }
+    // A later table that makes an earlier canonical term a form of its own (a shop's 差价 means 价格保护)
+    // takes that group over: its forms now mean what the later table says.
+    for (const [canonical, entry] of [...merged]) {
+      const owner = claimed.get(normalizeText(canonical));
+      if (owner === undefined || owner === canonical) continue;
+      merged.delete(canonical);
+      const target = merged.get(owner) ?? { also: [], forms: [] };
+      for (const form of entry.forms)
+        if (form.text !== owner && !target.forms.some((known) => known.text === form.text))
+          target.forms.push(form);
+      merged.set(owner, target);
+    }
     for (const group of table) {
       const entry = merged.get(group.canonical) ?? { also: [], forms: [] };
       for (const term of group.also) if (!entry.also.includes(term)) entry.also.push(term);
