@@ -20,21 +20,19 @@ import { RunStoreError } from '../run-store-error.ts';
 import {
   type ConversationRow,
   fromJson,
-  type MessageRow,
   type RunRow,
   toConversation,
   toJson,
   toRunRecord,
-  toStoredMessage,
 } from '../run-store-rows.ts';
-import { activeRunExists, assertSameAssistantMessage, notFound } from '../run-store-rules.ts';
+import { activeRunExists, notFound } from '../run-store-rules.ts';
+import { PostgresMessages } from './postgres-messages.ts';
 import { migratePostgres } from './postgres-migrations.ts';
-import { FOREIGN_KEY_VIOLATION, inTransaction, isPostgresError, UNIQUE_VIOLATION } from './postgres-pool.ts';
+import { FOREIGN_KEY_VIOLATION, isPostgresError, UNIQUE_VIOLATION } from './postgres-pool.ts';
 import { POSTGRES_RUN_STORE_SCHEMA } from './postgres-run-store-schema.ts';
 import { PostgresToolCalls } from './postgres-tool-calls.ts';
 import { PostgresUsers } from './postgres-users.ts';
 
-const MESSAGE_COLUMNS = 'id, conversation_id, role, text, client_message_id, run_id, message, created_at';
 const RUN_COLUMNS =
   'id, conversation_id, message_id, user_id, status, cancel_reason, last_seq, lease_owner, lease_expires_at, stop_requested, created_at, updated_at';
 const ONE_ACTIVE_RUN = 'runs_one_active_per_conversation';
@@ -67,6 +65,8 @@ export class PostgresRunStore implements RunStore {
   readonly #users: PostgresUsers;
   /** Tool calls, their decisions and host results. */
   readonly #toolCalls: PostgresToolCalls;
+  /** The messages of conversations. */
+  readonly #messages: PostgresMessages;
   readonly #now: () => number;
 
   private constructor(pool: pg.Pool, now: () => number) {
@@ -74,6 +74,7 @@ export class PostgresRunStore implements RunStore {
     this.#now = now;
     this.#users = new PostgresUsers(pool, now);
     this.#toolCalls = new PostgresToolCalls(pool, now);
+    this.#messages = new PostgresMessages(pool, now);
   }
 
   /** Migrates the tables (safe from several instances at once) and returns the store. */
@@ -170,39 +171,7 @@ export class PostgresRunStore implements RunStore {
     text: string,
     clientMessageId?: string,
   ): Promise<StoredMessage> {
-    const message: StoredMessage = {
-      id: createId('msg'),
-      conversationId,
-      role: 'user',
-      text,
-      createdAt: this.#now(),
-      ...(clientMessageId === undefined ? {} : { clientMessageId }),
-    };
-    await inTransaction(this.#pool, async (client) => {
-      await this.#requireConversation(client, conversationId);
-      // A retried POST loses to the first one on the unique index, without aborting the transaction.
-      const inserted = await client.query(
-        `INSERT INTO messages (id, conversation_id, role, text, client_message_id, created_at, updated_at)
-         VALUES ($1, $2, 'user', $3, $4, $5, $5)
-         ON CONFLICT (conversation_id, client_message_id) WHERE client_message_id IS NOT NULL DO NOTHING`,
-        [message.id, conversationId, text, clientMessageId ?? null, message.createdAt],
-      );
-      if (inserted.rowCount === 0) {
-        const existing = (
-          await client.query<{ id: string }>(
-            'SELECT id FROM messages WHERE conversation_id = $1 AND client_message_id = $2',
-            [conversationId, clientMessageId],
-          )
-        ).rows[0];
-        throw new RunStoreError(
-          'duplicate_client_message',
-          `conversation ${conversationId} already has message ${existing?.id} for client message ${clientMessageId}`,
-          existing === undefined ? {} : { existingId: existing.id },
-        );
-      }
-      await touchConversation(client, conversationId, message.createdAt);
-    });
-    return message;
+    return this.#messages.addUserMessage(conversationId, text, clientMessageId);
   }
 
   async saveAssistantMessage(
@@ -211,52 +180,11 @@ export class PostgresRunStore implements RunStore {
     runId: string,
     message: Message,
   ): Promise<void> {
-    const now = this.#now();
-    const json = JSON.stringify(message);
-    await inTransaction(this.#pool, async (client) => {
-      await this.#requireConversation(client, conversationId);
-      const inserted = await client.query(
-        `INSERT INTO messages (id, conversation_id, role, run_id, message, status, last_seq, created_at, updated_at)
-         VALUES ($1, $2, 'assistant', $3, $4, $5, $6, $7, $7) ON CONFLICT (id) DO NOTHING`,
-        [messageId, conversationId, runId, json, message.status, message.lastSeq, now],
-      );
-      const moveRun = () =>
-        client.query('UPDATE runs SET last_seq = $1, updated_at = $2 WHERE id = $3', [
-          message.lastSeq,
-          now,
-          runId,
-        ]);
-      if (inserted.rowCount === 1) {
-        await touchConversation(client, conversationId, now);
-        await moveRun();
-        return;
-      }
-      const existing = (
-        await client.query<Pick<MessageRow, 'conversation_id' | 'role' | 'run_id'>>(
-          'SELECT conversation_id, role, run_id FROM messages WHERE id = $1 FOR UPDATE',
-          [messageId],
-        )
-      ).rows[0];
-      if (existing === undefined) throw notFound('message', messageId);
-      assertSameAssistantMessage(
-        messageId,
-        { conversationId, runId },
-        { conversationId: existing.conversation_id, role: existing.role, runId: existing.run_id },
-      );
-      await client.query(
-        'UPDATE messages SET message = $1, status = $2, last_seq = $3, updated_at = $4 WHERE id = $5',
-        [json, message.status, message.lastSeq, now, messageId],
-      );
-      await moveRun();
-    });
+    return this.#messages.saveAssistantMessage(conversationId, messageId, runId, message);
   }
 
   async listMessages(conversationId: string): Promise<StoredMessage[]> {
-    const { rows } = await this.#pool.query<MessageRow>(
-      `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE conversation_id = $1 ORDER BY ordinal`,
-      [conversationId],
-    );
-    return rows.map(toStoredMessage);
+    return this.#messages.listMessages(conversationId);
   }
 
   async createRun(run: NewRun): Promise<RunRecord> {
@@ -431,11 +359,6 @@ export class PostgresRunStore implements RunStore {
     return (await this.#pool.query<Row>(text, values)).rows[0];
   }
 
-  async #requireConversation(client: pg.PoolClient, conversationId: string): Promise<void> {
-    const found = await client.query('SELECT 1 FROM conversations WHERE id = $1', [conversationId]);
-    if (found.rowCount === 0) throw notFound('conversation', conversationId);
-  }
-
   /** The one-active-run index refused the write: name the run that holds the conversation. */
   async #translateActiveRunConflict(error: unknown, conversationId: string, runId: string): Promise<unknown> {
     if (!isPostgresError(error, UNIQUE_VIOLATION, ONE_ACTIVE_RUN)) return error;
@@ -445,8 +368,4 @@ export class PostgresRunStore implements RunStore {
     );
     return activeRunExists(conversationId, active?.id ?? 'another run');
   }
-}
-
-async function touchConversation(client: pg.PoolClient, conversationId: string, at: number): Promise<void> {
-  await client.query('UPDATE conversations SET updated_at = $1 WHERE id = $2', [at, conversationId]);
 }
