@@ -11,20 +11,19 @@ import { activeRunError } from './active-run-error.ts';
 import { Agent, type AgentContext, type AgentOutcome } from './agent-loop.ts';
 import { awaitStretchEnd } from './await-stretch-end.ts';
 import { cancelPausedRun } from './cancel-paused-run.ts';
-import { takeDecision } from './decision-intake.ts';
 import { driveRun, type RunOutcome } from './drive-run.ts';
 import { historyToTranscript } from './history-transcript.ts';
-import { takeHostResults } from './host-results-intake.ts';
 import type { ToolResultSubmission } from './host-tool.ts';
 import { appendInterruption, type InterruptReason } from './interrupt-run.ts';
 import { KeyedSerialQueue } from './keyed-serial-queue.ts';
 import { OwnedRunLogs } from './owned-run-logs.ts';
+import { decideAndResume, type ResumePausedRunDeps, submitAndResume } from './resume-paused-run.ts';
 import { RunCancelled } from './run-cancelled.ts';
 import { RunError } from './run-error.ts';
 import { RunInterrupted } from './run-interrupted.ts';
 import { RunLeaseKeeper } from './run-lease-keeper.ts';
 import type { RunLog } from './run-log.ts';
-import { checkRunOptions, type RunOptions, type StoredRunOptions, storedOptions } from './run-options.ts';
+import { checkRunOptions, type RunOptions, type StoredRunOptions } from './run-options.ts';
 import { RunReplicas } from './run-replicas.ts';
 import { settleStretch } from './settle-stretch.ts';
 import type { Skill } from './skill.ts';
@@ -112,6 +111,8 @@ export class RunManager {
    */
   readonly #locks = new KeyedSerialQueue();
   readonly #controlSubscription: Promise<() => void>;
+  /** What resuming a paused run (after a decision or a host's results) borrows from the manager. */
+  readonly #resumption: ResumePausedRunDeps;
   #closed = false;
 
   constructor(options: RunManagerOptions) {
@@ -156,6 +157,16 @@ export class RunManager {
       onTakenOver: (run) => this.#interrupt(run, 'instance_lost'),
       ...(options.onPersistenceError !== undefined ? { onError: options.onPersistenceError } : {}),
     });
+    this.#resumption = {
+      store: options.store,
+      logs: this.#logs,
+      ownedRun: (userId, runId) => this.#ownedRun(userId, runId),
+      logOf: (userId, runId) => this.logOf(userId, runId),
+      claimResume: (runId) => this.#claimResume(runId),
+      contextOf: (runId, conversationId, userId, runOptions) =>
+        this.#context(runId, conversationId, userId, runOptions),
+      drive: (runId, log, context, runOptions, work) => this.#drive(runId, log, context, runOptions, work),
+    };
     if (this.#shared) this.#leases.start();
     this.#controlSubscription = this.#control.subscribe((signal) => void this.#onControl(signal));
     this.#controlSubscription.catch((error: unknown) => options.onPersistenceError?.('', error));
@@ -257,41 +268,9 @@ export class RunManager {
     await this.#ownedRun(userId, runId);
     // A decision that arrives while the run is still pausing waits until the pause is saved.
     await this.#awaitPauseSaved(runId);
-    return this.#locks.run(runId, () => this.#decide(userId, runId, toolCallId, decision, note));
-  }
-
-  async #decide(
-    userId: string,
-    runId: string,
-    toolCallId: string,
-    decision: 'approve' | 'reject',
-    note?: string,
-  ): Promise<RunLog> {
-    const { store } = this.#options;
-    const taken = await takeDecision(store, runId, toolCallId, decision, note, () =>
-      this.#ownedRun(userId, runId),
+    return this.#locks.run(runId, () =>
+      decideAndResume(this.#resumption, userId, runId, toolCallId, decision, note),
     );
-    const log = await this.logOf(userId, runId);
-    if (!taken.ready) return log;
-    const { run, checkpoint, decisions } = taken;
-    // Whoever decides last resumes, here or on another instance: one compare-and-set picks one.
-    if (!(await this.#claimResume(runId))) return log;
-    this.#logs.own(log, run.conversationId, run.messageId);
-    const runOptions = storedOptions(checkpoint);
-    const context = this.#context(runId, run.conversationId, userId, runOptions);
-    this.#drive(runId, log, context, runOptions, (agent) =>
-      agent.resume(checkpoint, decisions, async (pending) => {
-        // One execution however many decisions race: the store hands out a single claim.
-        const claimed = await store.claimExecution(runId, pending.toolCallId);
-        if (claimed)
-          await store.saveToolCall({
-            ...(await this.#toolCall(runId, pending.toolCallId)),
-            status: 'running',
-          });
-        return claimed;
-      }),
-    );
-    return log;
   }
 
   /**
@@ -308,25 +287,7 @@ export class RunManager {
     await this.#ownedRun(userId, runId);
     // Results that arrive while the run is still pausing wait until the pause is saved.
     await this.#awaitPauseSaved(runId);
-    return this.#locks.run(runId, () => this.#submitToolResults(userId, runId, results));
-  }
-
-  async #submitToolResults(
-    userId: string,
-    runId: string,
-    submitted: ToolResultSubmission[],
-  ): Promise<{ log: RunLog; resumed: boolean }> {
-    const intake = await takeHostResults(this.#options.store, runId, submitted, () =>
-      this.#ownedRun(userId, runId),
-    );
-    const log = await this.logOf(userId, runId);
-    if (!intake.ready || !(await this.#claimResume(runId))) return { log, resumed: false };
-    const { run, checkpoint, answers } = intake;
-    this.#logs.own(log, run.conversationId, run.messageId);
-    const runOptions = storedOptions(checkpoint);
-    const context = this.#context(runId, run.conversationId, userId, runOptions);
-    this.#drive(runId, log, context, runOptions, (agent) => agent.resumeWithToolResults(checkpoint, answers));
-    return { log, resumed: true };
+    return this.#locks.run(runId, () => submitAndResume(this.#resumption, userId, runId, results));
   }
 
   /**
@@ -605,13 +566,6 @@ export class RunManager {
     // Another user's run is indistinguishable from a missing one.
     if (run === undefined || run.userId !== userId) throw new RunError('not_found', 'no such run');
     return run;
-  }
-
-  async #toolCall(runId: string, toolCallId: string) {
-    const call = await this.#options.store.getToolCall(runId, toolCallId);
-    if (call === undefined) throw new RunError('not_found', 'no such tool call');
-    const { createdAt: _createdAt, updatedAt: _updatedAt, hostResult: _hostResult, ...rest } = call;
-    return rest;
   }
 
   #newId(prefix: string): string {
