@@ -5,14 +5,12 @@ import {
   MemoryControlChannel,
   MemoryEventLog,
 } from '../bus/index.ts';
-import type { ChatMessage, ChatModel } from '../models/index.ts';
+import type { ChatModel } from '../models/index.ts';
 import type { RunPatch, RunRecord, RunStore } from '../store/index.ts';
-import { activeRunError } from './active-run-error.ts';
 import { Agent, type AgentContext, type AgentOutcome } from './agent-loop.ts';
 import { awaitStretchEnd } from './await-stretch-end.ts';
 import { cancelPausedRun } from './cancel-paused-run.ts';
 import { driveRun, type RunOutcome } from './drive-run.ts';
-import { historyToTranscript } from './history-transcript.ts';
 import type { ToolResultSubmission } from './host-tool.ts';
 import { appendInterruption, type InterruptReason } from './interrupt-run.ts';
 import { KeyedSerialQueue } from './keyed-serial-queue.ts';
@@ -27,6 +25,7 @@ import { checkRunOptions, type RunOptions, type StoredRunOptions } from './run-o
 import { RunReplicas } from './run-replicas.ts';
 import { settleStretch } from './settle-stretch.ts';
 import type { Skill } from './skill.ts';
+import { type StartRunDeps, startRun } from './start-run.ts';
 import type { AnyTool } from './tool.ts';
 import type { ToolAuditEntry, ToolAuditLog } from './tool-audit.ts';
 import { ToolAuditRecorder } from './tool-audit-recorder.ts';
@@ -111,8 +110,8 @@ export class RunManager {
    */
   readonly #locks = new KeyedSerialQueue();
   readonly #controlSubscription: Promise<() => void>;
-  /** What resuming a paused run (after a decision or a host's results) borrows from the manager. */
-  readonly #resumption: ResumePausedRunDeps;
+  /** What the parts kept in their own files (starting a run, resuming a paused one) borrow from it. */
+  readonly #deps: StartRunDeps & ResumePausedRunDeps;
   #closed = false;
 
   constructor(options: RunManagerOptions) {
@@ -157,9 +156,14 @@ export class RunManager {
       onTakenOver: (run) => this.#interrupt(run, 'instance_lost'),
       ...(options.onPersistenceError !== undefined ? { onError: options.onPersistenceError } : {}),
     });
-    this.#resumption = {
+    this.#deps = {
       store: options.store,
       logs: this.#logs,
+      systemPrompt: options.systemPrompt,
+      checkRunOptions: (runOptions) => this.#checkRunOptions(runOptions),
+      liveRun: (runId) => this.#live.get(runId),
+      newId: (prefix) => this.#newId(prefix),
+      leaseFields: () => this.#leaseFields(),
       ownedRun: (userId, runId) => this.#ownedRun(userId, runId),
       logOf: (userId, runId) => this.logOf(userId, runId),
       claimResume: (runId) => this.#claimResume(runId),
@@ -189,69 +193,7 @@ export class RunManager {
     clientMessageId?: string,
     options: RunOptions = {},
   ): Promise<RunLog> {
-    const { store } = this.#options;
-    const runOptions = this.#checkRunOptions(options);
-    const conversation = await store.getConversation(conversationId);
-    if (conversation === undefined || conversation.userId !== userId) {
-      throw new RunError('not_found', 'no such conversation');
-    }
-    let active = await store.findActiveRun(conversationId);
-    // The previous run's end reaches its reader here a moment before the store has it: a message
-    // sent right after it must not be refused for that.
-    const ending = active === undefined ? undefined : this.#live.get(active.id);
-    if (active !== undefined && ending?.log.finished) {
-      await ending.settled;
-      active = await store.findActiveRun(conversationId);
-    }
-    if (active !== undefined) throw await activeRunError(this.#options.store, active);
-    const history = await store.listMessages(conversationId);
-    const runId = this.#newId('run');
-    const messageId = this.#newId('msg');
-    // Claim the conversation first (the store allows one active run), so a message that loses a
-    // race is refused before it is stored rather than left behind without an answer.
-    await store
-      .createRun({
-        id: runId,
-        conversationId,
-        messageId,
-        userId,
-        status: 'running',
-        cancelReason: null,
-        lastSeq: 0,
-        ...this.#leaseFields(),
-      })
-      .catch(async (error: unknown) => {
-        if ((error as { code?: string }).code !== 'active_run_exists') throw error;
-        const winner = await store.findActiveRun(conversationId);
-        if (winner?.status === 'paused') throw await activeRunError(store, winner);
-        throw new RunError('run_in_progress', '上一轮回答还在进行中，请稍候或先停止它');
-      });
-    try {
-      await store.addUserMessage(conversationId, text, clientMessageId);
-    } catch (error) {
-      await store.updateRun(runId, { status: 'failed', leaseOwner: null });
-      throw error;
-    }
-    const log = this.#logs.open(runId, conversationId, messageId);
-    log.append({
-      type: 'run.started',
-      conversationId,
-      messageId,
-      ...(runOptions.traceId !== undefined ? { traceId: runOptions.traceId } : {}),
-    });
-    const systemPrompt =
-      runOptions.instructions !== undefined && runOptions.instructions !== ''
-        ? `${this.#options.systemPrompt}\n\n${runOptions.instructions}`
-        : this.#options.systemPrompt;
-    const transcript: ChatMessage[] = [
-      { role: 'system', content: systemPrompt },
-      ...historyToTranscript(history),
-      { role: 'user', content: text },
-    ];
-    this.#drive(runId, log, this.#context(runId, conversationId, userId, runOptions), runOptions, (agent) =>
-      agent.start(transcript),
-    );
-    return log;
+    return startRun(this.#deps, userId, conversationId, text, clientMessageId, options);
   }
 
   /**
@@ -269,7 +211,7 @@ export class RunManager {
     // A decision that arrives while the run is still pausing waits until the pause is saved.
     await this.#awaitPauseSaved(runId);
     return this.#locks.run(runId, () =>
-      decideAndResume(this.#resumption, userId, runId, toolCallId, decision, note),
+      decideAndResume(this.#deps, userId, runId, toolCallId, decision, note),
     );
   }
 
@@ -287,7 +229,7 @@ export class RunManager {
     await this.#ownedRun(userId, runId);
     // Results that arrive while the run is still pausing wait until the pause is saved.
     await this.#awaitPauseSaved(runId);
-    return this.#locks.run(runId, () => submitAndResume(this.#resumption, userId, runId, results));
+    return this.#locks.run(runId, () => submitAndResume(this.#deps, userId, runId, results));
   }
 
   /**
