@@ -5,8 +5,7 @@ import {
   MemoryControlChannel,
   MemoryEventLog,
 } from '../bus/index.ts';
-import type { ChatModel } from '../models/index.ts';
-import type { RunPatch, RunRecord, RunStore } from '../store/index.ts';
+import type { RunPatch, RunRecord } from '../store/index.ts';
 import { Agent, type AgentContext, type AgentOutcome } from './agent-loop.ts';
 import { awaitStretchEnd } from './await-stretch-end.ts';
 import { cancelPausedRun } from './cancel-paused-run.ts';
@@ -21,56 +20,20 @@ import { RunError } from './run-error.ts';
 import { RunInterrupted } from './run-interrupted.ts';
 import { RunLeaseKeeper } from './run-lease-keeper.ts';
 import type { RunLog } from './run-log.ts';
+import type { RunManagerOptions } from './run-manager-options.ts';
 import { checkRunOptions, type RunOptions, type StoredRunOptions } from './run-options.ts';
 import { RunReplicas } from './run-replicas.ts';
 import { settleStretch } from './settle-stretch.ts';
-import type { Skill } from './skill.ts';
 import { type StartRunDeps, startRun } from './start-run.ts';
-import type { AnyTool } from './tool.ts';
-import type { ToolAuditEntry, ToolAuditLog } from './tool-audit.ts';
+import type { ToolAuditEntry } from './tool-audit.ts';
 import { ToolAuditRecorder } from './tool-audit-recorder.ts';
-import type { ToolPolicy } from './tool-policy.ts';
 
 export { INTERRUPTED_MESSAGE } from './interrupt-run.ts';
+export type { RunManagerOptions } from './run-manager-options.ts';
 export type { RunOptions } from './run-options.ts';
 
 /** What a run on a shared log says when its owner could not reach the log and stopped it. */
 export const LIVE_LOG_UNREACHABLE_MESSAGE = '实时事件通道暂时不可用，本轮已中断，请稍后重试。';
-
-export interface RunManagerOptions {
-  store: RunStore;
-  model: ChatModel;
-  tools: readonly AnyTool[];
-  skills: readonly Skill[];
-  systemPrompt: string;
-  maxIterations?: number;
-  /** Events kept per run for replay. Default 10,000. */
-  logCapacity?: number;
-  /** Names this server instance on the runs it drives (leases). Default: a random id. */
-  instanceId?: string;
-  newId?: (prefix: string) => string;
-  /** Told about a failed write of a run's state (it is retried when the stretch ends), or of an audit entry. */
-  onPersistenceError?: (runId: string, error: unknown) => void;
-  /**
-   * Governance hooks, checked in order for every tool call (server, host and `load_skill`) after its
-   * arguments validate and before it runs, shows its card or pauses for the host.
-   */
-  policies?: readonly ToolPolicy[];
-  /** Where each tool call's audit entry goes once its outcome is known (best effort). */
-  audit?: ToolAuditLog;
-  /**
-   * The runs' live logs, shared by every instance (Redis Streams). Giving one makes this manager
-   * one of N instances: runs carry leases, stops travel over `control`, and any instance serves,
-   * stops, confirms or resumes any run. Without it, everything stays in this process.
-   */
-  eventLog?: EventLog;
-  /** Stop signals between instances. Default: in process. */
-  control?: ControlChannel;
-  /** How long a run's lease lasts without renewal (shared mode). Default 10,000 ms. */
-  leaseMs?: number;
-  /** How long appends to the shared log are retried before the run is interrupted. Default 10,000 ms. */
-  liveLogGiveUpMs?: number;
-}
 
 interface LiveRun {
   log: RunLog;
