@@ -6,10 +6,9 @@ import {
   MemoryEventLog,
 } from '../bus/index.ts';
 import type { RunPatch, RunRecord } from '../store/index.ts';
-import { Agent, type AgentContext, type AgentOutcome } from './agent-loop.ts';
 import { awaitStretchEnd } from './await-stretch-end.ts';
 import { cancelPausedRun } from './cancel-paused-run.ts';
-import { driveRun, type RunOutcome } from './drive-run.ts';
+import { agentContextOf, type DriveStretchDeps, driveStretch, type LiveRun } from './drive-stretch.ts';
 import type { ToolResultSubmission } from './host-tool.ts';
 import { appendInterruption, type InterruptReason } from './interrupt-run.ts';
 import { KeyedSerialQueue } from './keyed-serial-queue.ts';
@@ -23,9 +22,7 @@ import type { RunLog } from './run-log.ts';
 import type { RunManagerOptions } from './run-manager-options.ts';
 import { checkRunOptions, type RunOptions, type StoredRunOptions } from './run-options.ts';
 import { RunReplicas } from './run-replicas.ts';
-import { settleStretch } from './settle-stretch.ts';
 import { type StartRunDeps, startRun } from './start-run.ts';
-import type { ToolAuditEntry } from './tool-audit.ts';
 import { ToolAuditRecorder } from './tool-audit-recorder.ts';
 
 export { INTERRUPTED_MESSAGE } from './interrupt-run.ts';
@@ -34,13 +31,6 @@ export type { RunOptions } from './run-options.ts';
 
 /** What a run on a shared log says when its owner could not reach the log and stopped it. */
 export const LIVE_LOG_UNREACHABLE_MESSAGE = '实时事件通道暂时不可用，本轮已中断，请稍后重试。';
-
-interface LiveRun {
-  log: RunLog;
-  controller: AbortController;
-  /** Settles when the current stretch (start or resume) has ended and been persisted. */
-  settled: Promise<RunOutcome>;
-}
 
 /**
  * Runs outlive connections: the manager drives each run's agent in the background and keeps its
@@ -73,6 +63,8 @@ export class RunManager {
    */
   readonly #locks = new KeyedSerialQueue();
   readonly #controlSubscription: Promise<() => void>;
+  /** What driving a stretch of a run (`driveStretch`) borrows from the manager. */
+  readonly #driving: DriveStretchDeps;
   /** What the parts kept in their own files (starting a run, resuming a paused one) borrow from it. */
   readonly #deps: StartRunDeps & ResumePausedRunDeps;
   #closed = false;
@@ -119,6 +111,16 @@ export class RunManager {
       onTakenOver: (run) => this.#interrupt(run, 'instance_lost'),
       ...(options.onPersistenceError !== undefined ? { onError: options.onPersistenceError } : {}),
     });
+    this.#driving = {
+      options,
+      shared: this.#shared,
+      instanceId: this.#instanceId,
+      live: this.#live,
+      writes: this.#writes,
+      logs: this.#logs,
+      audit: this.#audit,
+      finishWrite: (runId, patch) => this.#finishWrite(runId, patch),
+    };
     this.#deps = {
       store: options.store,
       logs: this.#logs,
@@ -130,9 +132,9 @@ export class RunManager {
       ownedRun: (userId, runId) => this.#ownedRun(userId, runId),
       logOf: (userId, runId) => this.logOf(userId, runId),
       claimResume: (runId) => this.#claimResume(runId),
-      contextOf: (runId, conversationId, userId, runOptions) =>
-        this.#context(runId, conversationId, userId, runOptions),
-      drive: (runId, log, context, runOptions, work) => this.#drive(runId, log, context, runOptions, work),
+      contextOf: agentContextOf,
+      drive: (runId, log, context, runOptions, work) =>
+        driveStretch(this.#driving, runId, log, context, runOptions, work),
     };
     if (this.#shared) this.#leases.start();
     this.#controlSubscription = this.#control.subscribe((signal) => void this.#onControl(signal));
@@ -242,7 +244,7 @@ export class RunManager {
         writes: this.#writes,
         audit: this.#audit,
         contextOf: (paused, runOptions) =>
-          this.#context(paused.id, paused.conversationId, paused.userId, runOptions),
+          agentContextOf(paused.id, paused.conversationId, paused.userId, runOptions),
         onError: this.#options.onPersistenceError,
       },
       run,
@@ -334,42 +336,6 @@ export class RunManager {
     await this.#logs.releaseEnd(log);
   }
 
-  #drive(
-    runId: string,
-    log: RunLog,
-    context: AgentContext,
-    runOptions: StoredRunOptions,
-    work: (agent: Agent) => Promise<AgentOutcome>,
-  ): void {
-    const { store } = this.#options;
-    const controller = new AbortController();
-    const agent = this.#agent(log, context, runOptions, controller.signal);
-    const settled = (async (): Promise<RunOutcome> => {
-      const outcome = await driveRun(log, controller.signal, () => work(agent));
-      try {
-        await this.#writes.idle(runId);
-        const finished = await settleStretch({
-          store,
-          log,
-          conversationId: context.conversationId,
-          outcome,
-          runOptions,
-          finishRun: (patch) => this.#finishWrite(runId, patch),
-          persistedThrough: this.#logs.persistedThrough(runId),
-          stillOwned: async () =>
-            !this.#shared || (await store.getRun(runId))?.leaseOwner === this.#instanceId,
-          onError: this.#options.onPersistenceError,
-        });
-        if (!finished) this.#logs.stopMirror(runId);
-      } finally {
-        this.#live.delete(runId);
-        await this.#logs.releaseEnd(log);
-      }
-      return outcome;
-    })();
-    this.#live.set(runId, { log, controller, settled });
-  }
-
   /**
    * Until the run's current stretch has ended; by default bounded by two lease times, after which a
    * dead owner's run has been taken over.
@@ -417,38 +383,6 @@ export class RunManager {
     if (!this.#shared) return;
     const run = await this.#options.store.getRun(runId);
     if (run?.status === 'running') await this.#awaitStretchEnd(run, 10_000);
-  }
-
-  #agent(log: RunLog, context: AgentContext, runOptions: StoredRunOptions, signal: AbortSignal): Agent {
-    return new Agent({
-      model: this.#options.model,
-      tools: this.#options.tools,
-      skills: this.#options.skills,
-      log,
-      context,
-      signal,
-      hostTools: runOptions.hostTools,
-      ...(this.#options.policies !== undefined ? { policies: this.#options.policies } : {}),
-      ...(this.#audit.enabled
-        ? { onToolAudit: (entry: ToolAuditEntry) => this.#audit.record(context.runId, entry) }
-        : {}),
-      ...(this.#options.maxIterations !== undefined ? { maxIterations: this.#options.maxIterations } : {}),
-    });
-  }
-
-  #context(
-    runId: string,
-    conversationId: string,
-    userId: string,
-    runOptions: StoredRunOptions,
-  ): AgentContext {
-    return {
-      runId,
-      conversationId,
-      userId,
-      face: runOptions.face,
-      ...(runOptions.traceId !== undefined ? { traceId: runOptions.traceId } : {}),
-    };
   }
 
   /**
