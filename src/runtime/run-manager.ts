@@ -7,7 +7,7 @@ import {
 } from '../bus/index.ts';
 import type { RunPatch, RunRecord } from '../store/index.ts';
 import { awaitStretchEnd } from './await-stretch-end.ts';
-import { cancelPausedRun } from './cancel-paused-run.ts';
+import { type CancelRunDeps, cancelRun } from './cancel-run.ts';
 import { agentContextOf, type DriveStretchDeps, driveStretch, type LiveRun } from './drive-stretch.ts';
 import type { ToolResultSubmission } from './host-tool.ts';
 import { appendInterruption, type InterruptReason } from './interrupt-run.ts';
@@ -63,10 +63,8 @@ export class RunManager {
    */
   readonly #locks = new KeyedSerialQueue();
   readonly #controlSubscription: Promise<() => void>;
-  /** What driving a stretch of a run (`driveStretch`) borrows from the manager. */
-  readonly #driving: DriveStretchDeps;
-  /** What the parts kept in their own files (starting a run, resuming a paused one) borrow from it. */
-  readonly #deps: StartRunDeps & ResumePausedRunDeps;
+  /** What the parts kept in their own files (starting, driving, resuming, stopping) borrow from it. */
+  readonly #deps: StartRunDeps & DriveStretchDeps & ResumePausedRunDeps & CancelRunDeps;
   #closed = false;
 
   constructor(options: RunManagerOptions) {
@@ -111,19 +109,19 @@ export class RunManager {
       onTakenOver: (run) => this.#interrupt(run, 'instance_lost'),
       ...(options.onPersistenceError !== undefined ? { onError: options.onPersistenceError } : {}),
     });
-    this.#driving = {
+    this.#deps = {
       options,
+      store: options.store,
       shared: this.#shared,
       instanceId: this.#instanceId,
       live: this.#live,
       writes: this.#writes,
       logs: this.#logs,
       audit: this.#audit,
+      replicas: this.#replicas,
+      control: this.#control,
       finishWrite: (runId, patch) => this.#finishWrite(runId, patch),
-    };
-    this.#deps = {
-      store: options.store,
-      logs: this.#logs,
+      awaitStretchEnd: (run) => this.#awaitStretchEnd(run),
       systemPrompt: options.systemPrompt,
       checkRunOptions: (runOptions) => this.#checkRunOptions(runOptions),
       liveRun: (runId) => this.#live.get(runId),
@@ -134,7 +132,7 @@ export class RunManager {
       claimResume: (runId) => this.#claimResume(runId),
       contextOf: agentContextOf,
       drive: (runId, log, context, runOptions, work) =>
-        driveStretch(this.#driving, runId, log, context, runOptions, work),
+        driveStretch(this.#deps, runId, log, context, runOptions, work),
     };
     if (this.#shared) this.#leases.start();
     this.#controlSubscription = this.#control.subscribe((signal) => void this.#onControl(signal));
@@ -204,52 +202,7 @@ export class RunManager {
    */
   async cancel(userId: string, runId: string, reason = 'user_stop'): Promise<RunRecord> {
     await this.#ownedRun(userId, runId);
-    return this.#locks.run(runId, () => this.#cancel(userId, runId, reason));
-  }
-
-  async #cancel(userId: string, runId: string, reason: string): Promise<RunRecord> {
-    const { store } = this.#options;
-    const live = this.#live.get(runId);
-    if (live) {
-      live.controller.abort(new RunCancelled(reason));
-      await live.settled;
-      await this.#writes.idle(runId);
-    }
-    let run = await this.#ownedRun(userId, runId);
-    if (run.status === 'running' && !this.#live.has(runId)) {
-      await store.transitionRun(
-        runId,
-        { status: ['running'], noStopRequested: true },
-        { stopRequested: reason },
-      );
-      // A lost signal only delays the stop until the owner's next lease renewal reads the store.
-      await this.#control.publish({ runId, kind: 'stop' }).catch((error: unknown) => {
-        this.#options.onPersistenceError?.(runId, error);
-      });
-      await this.#awaitStretchEnd(run);
-      run = await this.#ownedRun(userId, runId);
-    }
-    if (run.status === 'paused') await this.#cancelPaused(run, reason);
-    await this.#audit.idle(runId);
-    return (await store.getRun(runId)) as RunRecord;
-  }
-
-  /** A paused run has no owner: the instance that receives the stop ends it (see `cancelPausedRun`). */
-  #cancelPaused(run: RunRecord, reason: string): Promise<void> {
-    return cancelPausedRun(
-      {
-        store: this.#options.store,
-        replicas: this.#replicas,
-        logs: this.#logs,
-        writes: this.#writes,
-        audit: this.#audit,
-        contextOf: (paused, runOptions) =>
-          agentContextOf(paused.id, paused.conversationId, paused.userId, runOptions),
-        onError: this.#options.onPersistenceError,
-      },
-      run,
-      reason,
-    );
+    return this.#locks.run(runId, () => cancelRun(this.#deps, userId, runId, reason));
   }
 
   /**
