@@ -2,7 +2,6 @@ import {
   type ConfirmationDecision,
   type ConnectionChange,
   type ConversationDetail,
-  type ConversationSummary,
   NotFoundError,
   type RunStream,
   type RunstreamClient,
@@ -10,53 +9,17 @@ import {
   UnauthorizedError,
 } from '../../client/index.ts';
 import { createMessageState, fromMessage, type MessageState } from '../../protocol/index.ts';
+import {
+  type ChatItem,
+  type ChatSnapshot,
+  type ConversationView,
+  composerBlock,
+  type Notice,
+} from './chat-snapshot.ts';
+import { SnapshotFrames } from './snapshot-frames.ts';
 
-export type ChatItem =
-  | { kind: 'user'; key: string; text: string }
-  | { kind: 'assistant'; key: string; state: MessageState };
-
-/**
- * Something to tell the person: a stable `code` the page translates when it knows it (network
- * failures), and the server's or client's own sentence otherwise (the server's 409 is already in
- * the shopper's words).
- */
-export interface Notice {
-  code: string;
-  message: string;
-}
-
-export interface ConversationView {
-  /** `null` for a new conversation that is created on its first message. */
-  id: string | null;
-  title: string;
-  status: 'empty' | 'loading' | 'ready' | 'not_found' | 'error';
-  error: Notice | null;
-  items: readonly ChatItem[];
-}
-
-export type ConnectionView =
-  | { status: 'idle' }
-  | { status: 'open' }
-  | { status: 'reconnecting'; attempt: number }
-  | { status: 'reconnected' }
-  | { status: 'failed'; notice: Notice };
-
-export interface ChatSnapshot {
-  conversations: readonly ConversationSummary[];
-  conversationsError: Notice | null;
-  conversation: ConversationView;
-  connection: ConnectionView;
-  /** A message is on its way (creating the conversation, waiting for the run to start). */
-  sending: boolean;
-  /** A run stream of this conversation is being read. */
-  streaming: boolean;
-  /** The explicit stop was sent and the run has not confirmed it yet. */
-  stopping: boolean;
-  /** For the composer: the server's 409, a failed send or stop. */
-  composerNotice: Notice | null;
-  deciding: ReadonlySet<string>;
-  decisionErrors: ReadonlyMap<string, Notice>;
-}
+export type { ChatItem, ChatSnapshot, ConnectionView, ConversationView, Notice } from './chat-snapshot.ts';
+export { canStop, composerBlock } from './chat-snapshot.ts';
 
 export interface ChatControllerOptions {
   client: RunstreamClient;
@@ -107,21 +70,8 @@ const EMPTY_CONVERSATION: ConversationView = {
 export class ChatController {
   readonly #client: RunstreamClient;
   readonly #options: ChatControllerOptions;
-  readonly #listeners = new Set<() => void>();
-  #snapshot: ChatSnapshot = {
-    conversations: [],
-    conversationsError: null,
-    conversation: EMPTY_CONVERSATION,
-    connection: { status: 'idle' },
-    sending: false,
-    streaming: false,
-    stopping: false,
-    composerNotice: null,
-    deciding: new Set(),
-    decisionErrors: new Map(),
-  };
-  #pending: Partial<ChatSnapshot> | null = null;
-  #frameScheduled = false;
+  /** The page's snapshot, its changes batched to one render per frame. */
+  readonly #frames: SnapshotFrames;
   #active: ActiveStream | null = null;
   /** Bumped on every conversation switch; work started for an older one drops its results. */
   #generation = 0;
@@ -136,18 +86,30 @@ export class ChatController {
   constructor(options: ChatControllerOptions) {
     this.#client = options.client;
     this.#options = options;
+    this.#frames = new SnapshotFrames(
+      {
+        conversations: [],
+        conversationsError: null,
+        conversation: EMPTY_CONVERSATION,
+        connection: { status: 'idle' },
+        sending: false,
+        streaming: false,
+        stopping: false,
+        composerNotice: null,
+        deciding: new Set(),
+        decisionErrors: new Map(),
+      },
+      () => this.#options.scheduleFrame,
+    );
   }
 
-  subscribe = (listener: () => void): (() => void) => {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
-  };
+  subscribe = (listener: () => void): (() => void) => this.#frames.subscribe(listener);
 
-  getSnapshot = (): ChatSnapshot => this.#snapshot;
+  getSnapshot = (): ChatSnapshot => this.#frames.snapshot;
 
   /** The current view including changes not yet flushed to the screen. */
   get #current(): ChatSnapshot {
-    return this.#pending ? { ...this.#snapshot, ...this.#pending } : this.#snapshot;
+    return this.#frames.current;
   }
 
   get currentConversationId(): string | null {
@@ -554,48 +516,8 @@ export class ChatController {
   }
 
   #update(change: Partial<ChatSnapshot>): void {
-    this.#pending = { ...this.#pending, ...change };
-    if (this.#frameScheduled) return;
-    this.#frameScheduled = true;
-    const schedule = this.#options.scheduleFrame ?? defaultScheduleFrame;
-    schedule(() => this.#flush());
+    this.#frames.update(change);
   }
-
-  #flush(): void {
-    this.#frameScheduled = false;
-    if (this.#pending === null) return;
-    this.#snapshot = { ...this.#snapshot, ...this.#pending };
-    this.#pending = null;
-    for (const listener of this.#listeners) listener();
-  }
-}
-
-/** Why the composer cannot send right now, or `null` when it can. */
-export function composerBlock(
-  snapshot: ChatSnapshot,
-): 'loading' | 'streaming' | 'pending_confirmation' | 'waiting_for_host' | null {
-  if (snapshot.conversation.status === 'loading') return 'loading';
-  if (snapshot.streaming || snapshot.sending) return 'streaming';
-  const last = snapshot.conversation.items.at(-1);
-  if (last?.kind === 'assistant') {
-    if (last.state.status === 'paused')
-      return last.state.pause?.reason === 'tool_result' ? 'waiting_for_host' : 'pending_confirmation';
-    if (last.state.status === 'running' || last.state.status === 'idle') return 'streaming';
-  }
-  return null;
-}
-
-/** The last message is a run still going: the stop button applies, with or without a stream. */
-export function canStop(snapshot: ChatSnapshot): boolean {
-  const last = snapshot.conversation.items.at(-1);
-  return snapshot.streaming || (last?.kind === 'assistant' && last.state.status === 'running');
-}
-
-function defaultScheduleFrame(callback: () => void): void {
-  // A hidden tab gets no animation frames; a timer keeps its state current for when it is shown.
-  if (typeof document !== 'undefined' && document.visibilityState === 'hidden') setTimeout(callback, 50);
-  else if (typeof requestAnimationFrame === 'function') requestAnimationFrame(callback);
-  else setTimeout(callback, 16);
 }
 
 function toNotice(error: unknown): Notice {
