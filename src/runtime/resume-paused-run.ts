@@ -6,11 +6,13 @@ import type { ToolResultSubmission } from './host-tool.ts';
 import type { OwnedRunLogs } from './owned-run-logs.ts';
 import { RunError } from './run-error.ts';
 import type { RunLog } from './run-log.ts';
+import type { RunManagerOptions } from './run-manager-options.ts';
 import { type StoredRunOptions, storedOptions } from './run-options.ts';
 
-/** What `RunManager` lends the resumption of a paused run: its store, its logs and its driving. */
+/** What `RunManager` lends the resumption of a paused run: its options, its logs and its driving. */
 export interface ResumePausedRunDeps {
-  store: RunStore;
+  /** The manager's options, read at each resume as the manager read them (its store). */
+  options: RunManagerOptions;
   logs: OwnedRunLogs;
   /** The run, if the user owns it (`not_found` otherwise). */
   ownedRun(userId: string, runId: string): Promise<RunRecord>;
@@ -48,7 +50,7 @@ export async function decideAndResume(
   decision: 'approve' | 'reject',
   note?: string,
 ): Promise<RunLog> {
-  const { store } = deps;
+  const { store } = deps.options;
   const taken = await takeDecision(store, runId, toolCallId, decision, note, () =>
     deps.ownedRun(userId, runId),
   );
@@ -85,7 +87,9 @@ export async function submitAndResume(
   runId: string,
   submitted: ToolResultSubmission[],
 ): Promise<{ log: RunLog; resumed: boolean }> {
-  const intake = await takeHostResults(deps.store, runId, submitted, () => deps.ownedRun(userId, runId));
+  const intake = await takeHostResults(deps.options.store, runId, submitted, () =>
+    deps.ownedRun(userId, runId),
+  );
   const log = await deps.logOf(userId, runId);
   if (!intake.ready || !(await deps.claimResume(runId))) return { log, resumed: false };
   const { run, checkpoint, answers } = intake;

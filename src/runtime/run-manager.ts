@@ -111,7 +111,6 @@ export class RunManager {
     });
     this.#deps = {
       options,
-      store: options.store,
       shared: this.#shared,
       instanceId: this.#instanceId,
       live: this.#live,
@@ -122,7 +121,6 @@ export class RunManager {
       control: this.#control,
       finishWrite: (runId, patch) => this.#finishWrite(runId, patch),
       awaitStretchEnd: (run) => this.#awaitStretchEnd(run),
-      systemPrompt: options.systemPrompt,
       checkRunOptions: (runOptions) => this.#checkRunOptions(runOptions),
       liveRun: (runId) => this.#live.get(runId),
       newId: (prefix) => this.#newId(prefix),

@@ -1,18 +1,18 @@
 import type { ChatMessage } from '../models/index.ts';
-import type { RunStore } from '../store/index.ts';
 import { activeRunError } from './active-run-error.ts';
 import type { Agent, AgentContext, AgentOutcome } from './agent-loop.ts';
 import { historyToTranscript } from './history-transcript.ts';
 import type { OwnedRunLogs } from './owned-run-logs.ts';
 import { RunError } from './run-error.ts';
 import type { RunLog } from './run-log.ts';
+import type { RunManagerOptions } from './run-manager-options.ts';
 import type { RunOptions, StoredRunOptions } from './run-options.ts';
 
-/** What `RunManager` lends the start of a run: its store, its logs, its ids, leases and driving. */
+/** What `RunManager` lends the start of a run: its options, its logs, its ids, leases and driving. */
 export interface StartRunDeps {
-  store: RunStore;
+  /** The manager's options, read at each start as the manager read them (store, system prompt). */
+  options: RunManagerOptions;
   logs: OwnedRunLogs;
-  systemPrompt: string;
   /** `invalid_request` for options a run cannot take, else the options as the checkpoint keeps them. */
   checkRunOptions(options: RunOptions): StoredRunOptions;
   /** The stretch this instance drives for the run, if any. */
@@ -48,7 +48,7 @@ export async function startRun(
   clientMessageId: string | undefined,
   options: RunOptions,
 ): Promise<RunLog> {
-  const { store } = deps;
+  const { store } = deps.options;
   const runOptions = deps.checkRunOptions(options);
   const conversation = await store.getConversation(conversationId);
   if (conversation === undefined || conversation.userId !== userId) {
@@ -62,7 +62,7 @@ export async function startRun(
     await ending.settled;
     active = await store.findActiveRun(conversationId);
   }
-  if (active !== undefined) throw await activeRunError(deps.store, active);
+  if (active !== undefined) throw await activeRunError(deps.options.store, active);
   const history = await store.listMessages(conversationId);
   const runId = deps.newId('run');
   const messageId = deps.newId('msg');
@@ -100,8 +100,8 @@ export async function startRun(
   });
   const systemPrompt =
     runOptions.instructions !== undefined && runOptions.instructions !== ''
-      ? `${deps.systemPrompt}\n\n${runOptions.instructions}`
-      : deps.systemPrompt;
+      ? `${deps.options.systemPrompt}\n\n${runOptions.instructions}`
+      : deps.options.systemPrompt;
   const transcript: ChatMessage[] = [
     { role: 'system', content: systemPrompt },
     ...historyToTranscript(history),
