@@ -1,9 +1,7 @@
 import {
   type ConfirmationDecision,
-  type ConnectionChange,
   type ConversationDetail,
   NotFoundError,
-  type RunStream,
   type RunstreamClient,
   RunstreamError,
   UnauthorizedError,
@@ -14,8 +12,9 @@ import {
   type ChatSnapshot,
   type ConversationView,
   composerBlock,
-  type Notice,
+  toNotice,
 } from './chat-snapshot.ts';
+import { RunStreams } from './run-streams.ts';
 import { SnapshotFrames } from './snapshot-frames.ts';
 
 export type { ChatItem, ChatSnapshot, ConnectionView, ConversationView, Notice } from './chat-snapshot.ts';
@@ -29,25 +28,6 @@ export interface ChatControllerOptions {
   onUnauthorized(): void;
   /** Batch renders; defaults to requestAnimationFrame. Streams deliver far more events than frames. */
   scheduleFrame?: (callback: () => void) => void;
-}
-
-interface ActiveStream {
-  conversationId: string;
-  itemKey: string;
-  stream: RunStream;
-  abort: AbortController;
-  /** The stop button was pressed for this run; `cancelSent` once the cancel request went out. */
-  stopRequested: boolean;
-  cancelSent: boolean;
-}
-
-interface FollowHooks {
-  /** The first event arrived (or the stream ended without any). */
-  onFirstUpdate?: () => void;
-  /** The stream failed before its first event: nothing of it was applied. */
-  onRefused?: (error: unknown) => void;
-  /** The page disconnected on purpose (a switch or a refresh) before the first event. */
-  onAborted?: () => void;
 }
 
 const EMPTY_CONVERSATION: ConversationView = {
@@ -72,11 +52,11 @@ export class ChatController {
   readonly #options: ChatControllerOptions;
   /** The page's snapshot, its changes batched to one render per frame. */
   readonly #frames: SnapshotFrames;
-  #active: ActiveStream | null = null;
+  /** The run stream being followed, if any. */
+  readonly #streams: RunStreams;
   /** Bumped on every conversation switch; work started for an older one drops its results. */
   #generation = 0;
   #keyCounter = 0;
-  #reconnectedTimer: ReturnType<typeof setTimeout> | undefined;
   /**
    * The id of a message whose send failed without an answer (it may have been stored after all):
    * sending the same text again reuses it, so the server can tell a retry from a second message.
@@ -101,6 +81,14 @@ export class ChatController {
       },
       () => this.#options.scheduleFrame,
     );
+    this.#streams = new RunStreams({
+      client: this.#client,
+      current: () => this.#current,
+      update: (change) => this.#update(change),
+      setState: (itemKey, state) => this.#setState(itemKey, state),
+      handleAuth: (error) => this.#handleAuth(error),
+      generation: () => this.#generation,
+    });
   }
 
   subscribe = (listener: () => void): (() => void) => this.#frames.subscribe(listener);
@@ -128,7 +116,7 @@ export class ChatController {
 
   /** Open a conversation (or the empty new one for `null`), restoring it exactly as persisted. */
   async openConversation(id: string | null): Promise<void> {
-    this.#disconnect();
+    this.#streams.disconnect();
     const generation = ++this.#generation;
     this.#update({
       conversation: id === null ? EMPTY_CONVERSATION : { ...EMPTY_CONVERSATION, id, status: 'loading' },
@@ -196,11 +184,14 @@ export class ChatController {
     const stream = this.#client.sendMessage(
       conversationId,
       { text: trimmed, clientMessageId },
-      { signal: abort.signal, onConnectionChange: (change) => this.#onConnectionChange(change, abort) },
+      {
+        signal: abort.signal,
+        onConnectionChange: (change) => this.#streams.onConnectionChange(change, abort),
+      },
     );
     const sentTo = conversationId;
     return new Promise<boolean>((resolve) => {
-      void this.#follow(
+      void this.#streams.follow(
         {
           conversationId: sentTo,
           itemKey: assistantKey,
@@ -240,14 +231,14 @@ export class ChatController {
    */
   async stop(): Promise<void> {
     if (this.#current.stopping) return;
-    const active = this.#active;
+    const active = this.#streams.active;
     if (active === null) {
       const last = this.#current.conversation.items.at(-1);
       const runId = last?.kind === 'assistant' && last.state.status === 'running' ? last.state.runId : null;
       const conversationId = this.#current.conversation.id;
       if (runId == null || conversationId === null) return;
       this.#update({ stopping: true });
-      await this.#cancel(runId, this.#generation);
+      await this.#streams.cancel(runId, this.#generation);
       this.#update({ stopping: false });
       await this.#load(conversationId, this.#generation);
       return;
@@ -255,10 +246,10 @@ export class ChatController {
     active.stopRequested = true;
     this.#update({ stopping: true });
     const runId = active.stream.runId ?? this.#stateOf(active.itemKey)?.runId ?? undefined;
-    // Before the response headers there is no run id yet; #follow cancels as soon as it learns it.
+    // Before the response headers there is no run id yet; `RunStreams.follow` cancels once it learns it.
     if (runId !== undefined) {
       active.cancelSent = true;
-      await this.#cancel(runId, this.#generation);
+      await this.#streams.cancel(runId, this.#generation);
     }
   }
 
@@ -287,10 +278,10 @@ export class ChatController {
     const stream = this.#client.decide(runId, toolCallId, decision, {
       state: item.state,
       signal: abort.signal,
-      onConnectionChange: (change) => this.#onConnectionChange(change, abort),
+      onConnectionChange: (change) => this.#streams.onConnectionChange(change, abort),
     });
     let refused = false;
-    await this.#follow(
+    await this.#streams.follow(
       { conversationId, itemKey: item.key, stream, abort, stopRequested: false, cancelSent: false },
       {
         onFirstUpdate: () => this.#doneDeciding(toolCallId),
@@ -319,8 +310,8 @@ export class ChatController {
 
   /** Leave the page: disconnect without stopping any run. */
   dispose(): void {
-    clearTimeout(this.#reconnectedTimer);
-    this.#disconnect();
+    this.#streams.clearReconnectedTimer();
+    this.#streams.disconnect();
   }
 
   async #load(id: string, generation: number): Promise<void> {
@@ -348,7 +339,7 @@ export class ChatController {
     );
     // A reload while a stream of this conversation is read keeps the live item: it is newer than what
     // was persisted, and its events keep arriving under its key.
-    const active = this.#active?.conversationId === id ? this.#active : null;
+    const active = this.#streams.active?.conversationId === id ? this.#streams.active : null;
     if (active !== null) {
       const current = this.#current.conversation.items;
       const liveIndex = current.findIndex((item) => item.key === active.itemKey);
@@ -373,105 +364,22 @@ export class ChatController {
     const last = items.at(-1);
     // A run still going (a refresh mid-stream, or one started elsewhere): follow it from where the
     // persisted message ends; the replay fills the gap and live events follow.
-    if (last?.kind === 'assistant' && last.state.status === 'running' && last.state.runId && !this.#active) {
+    if (
+      last?.kind === 'assistant' &&
+      last.state.status === 'running' &&
+      last.state.runId &&
+      !this.#streams.active
+    ) {
       const abort = new AbortController();
       const stream = this.#client.followRun(last.state.runId, {
         state: last.state,
         signal: abort.signal,
-        onConnectionChange: (change) => this.#onConnectionChange(change, abort),
+        onConnectionChange: (change) => this.#streams.onConnectionChange(change, abort),
       });
-      void this.#follow(
+      void this.#streams.follow(
         { conversationId: id, itemKey: last.key, stream, abort, stopRequested: false, cancelSent: false },
         {},
       );
-    }
-  }
-
-  async #follow(active: ActiveStream, hooks: FollowHooks): Promise<void> {
-    this.#active?.abort.abort();
-    this.#active = active;
-    this.#update({ streaming: true, connection: { status: 'open' } });
-    let first = true;
-    try {
-      for await (const update of active.stream) {
-        if (this.#active !== active) break;
-        if (first) {
-          first = false;
-          hooks.onFirstUpdate?.();
-        }
-        this.#setState(active.itemKey, update.state);
-        const runId = active.stream.runId;
-        if (active.stopRequested && !active.cancelSent && runId !== undefined) {
-          // A stop pressed before the run id was known.
-          active.cancelSent = true;
-          void this.#cancel(runId, this.#generation);
-        }
-      }
-      if (first) hooks.onFirstUpdate?.();
-    } catch (error) {
-      if (active.abort.signal.aborted) {
-        if (first) hooks.onAborted?.();
-        return;
-      }
-      if (first && hooks.onRefused) {
-        // Nothing was streamed: a refusal (409, 413 …) or a server that could not be reached.
-        hooks.onRefused(error);
-      } else {
-        this.#handleAuth(error);
-        if (first) hooks.onFirstUpdate?.();
-        if (this.#active === active)
-          this.#update({ connection: { status: 'failed', notice: toNotice(error) } });
-      }
-    } finally {
-      if (this.#active === active) {
-        this.#active = null;
-        // A stop pressed before the run id was known, on a stream that ended before any event.
-        const runId = active.stream.runId;
-        if (active.stopRequested && !active.cancelSent && runId !== undefined) {
-          active.cancelSent = true;
-          void this.#cancel(runId, this.#generation);
-        }
-        clearTimeout(this.#reconnectedTimer);
-        const failed = this.#current.connection.status === 'failed';
-        this.#update({
-          streaming: false,
-          stopping: false,
-          sending: false,
-          ...(failed ? {} : { connection: { status: 'idle' } as const }),
-        });
-      }
-    }
-  }
-
-  async #cancel(runId: string, generation: number): Promise<void> {
-    try {
-      await this.#client.cancel(runId, 'user_stop');
-    } catch (error) {
-      this.#handleAuth(error);
-      if (generation === this.#generation) this.#update({ stopping: false, composerNotice: toNotice(error) });
-    }
-  }
-
-  #onConnectionChange(change: ConnectionChange, source: AbortController): void {
-    // A stream the page has already let go of (a switch, a newer stream) no longer speaks for it.
-    if (this.#active?.abort !== source) return;
-    clearTimeout(this.#reconnectedTimer);
-    const previous = this.#current.connection.status;
-    if (change.status === 'reconnecting') {
-      this.#update({ connection: { status: 'reconnecting', attempt: change.attempt ?? 1 } });
-    } else if (change.status === 'open') {
-      if (previous === 'reconnecting') {
-        this.#update({ connection: { status: 'reconnected' } });
-        this.#reconnectedTimer = setTimeout(() => {
-          if (this.#current.connection.status === 'reconnected')
-            this.#update({ connection: { status: 'open' } });
-        }, 2500);
-      } else {
-        this.#update({ connection: { status: 'open' } });
-      }
-    } else if (change.status === 'closed' && previous !== 'failed') {
-      // Also after a reconnect that found the run finished (204): nothing is being resumed any more.
-      this.#update({ connection: { status: 'idle' } });
     }
   }
 
@@ -480,14 +388,6 @@ export class ChatController {
     const deciding = new Set(this.#current.deciding);
     deciding.delete(toolCallId);
     this.#update({ deciding });
-  }
-
-  #disconnect(): void {
-    const active = this.#active;
-    this.#active = null;
-    active?.abort.abort();
-    clearTimeout(this.#reconnectedTimer);
-    this.#update({ streaming: false, stopping: false, sending: false, connection: { status: 'idle' } });
   }
 
   #stateOf(itemKey: string): MessageState | undefined {
@@ -518,12 +418,6 @@ export class ChatController {
   #update(change: Partial<ChatSnapshot>): void {
     this.#frames.update(change);
   }
-}
-
-function toNotice(error: unknown): Notice {
-  if (error instanceof RunstreamError) return { code: error.code, message: error.message };
-  if (error instanceof Error) return { code: 'unexpected', message: error.message };
-  return { code: 'unexpected', message: String(error) };
 }
 
 function withoutKey<V>(map: ReadonlyMap<string, V>, key: string): ReadonlyMap<string, V> {

@@ -1,4 +1,4 @@
-import type { ConversationSummary } from '../../client/index.ts';
+import { type ConversationSummary, RunstreamError } from '../../client/index.ts';
 import type { MessageState } from '../../protocol/index.ts';
 
 // What the chat page shows, as `ChatController` publishes it, and what the page reads off it
@@ -71,4 +71,11 @@ export function composerBlock(
 export function canStop(snapshot: ChatSnapshot): boolean {
   const last = snapshot.conversation.items.at(-1);
   return snapshot.streaming || (last?.kind === 'assistant' && last.state.status === 'running');
+}
+
+/** An error as the page shows it: the client's code and sentence, or `unexpected`. */
+export function toNotice(error: unknown): Notice {
+  if (error instanceof RunstreamError) return { code: error.code, message: error.message };
+  if (error instanceof Error) return { code: 'unexpected', message: error.message };
+  return { code: 'unexpected', message: String(error) };
 }
