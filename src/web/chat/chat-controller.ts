@@ -6,14 +6,16 @@ import {
   RunstreamError,
   UnauthorizedError,
 } from '../../client/index.ts';
-import { createMessageState, fromMessage, type MessageState } from '../../protocol/index.ts';
+import { createMessageState, type MessageState } from '../../protocol/index.ts';
 import {
   type ChatItem,
   type ChatSnapshot,
-  type ConversationView,
   composerBlock,
+  EMPTY_CONVERSATION,
+  initialSnapshot,
   toNotice,
 } from './chat-snapshot.ts';
+import { restoredItems } from './restored-items.ts';
 import { RunStreams } from './run-streams.ts';
 import { SnapshotFrames } from './snapshot-frames.ts';
 
@@ -29,14 +31,6 @@ export interface ChatControllerOptions {
   /** Batch renders; defaults to requestAnimationFrame. Streams deliver far more events than frames. */
   scheduleFrame?: (callback: () => void) => void;
 }
-
-const EMPTY_CONVERSATION: ConversationView = {
-  id: null,
-  title: '',
-  status: 'empty',
-  error: null,
-  items: [],
-};
 
 /**
  * The page's state and everything that changes it, free of React so it can be reasoned about alone.
@@ -66,21 +60,7 @@ export class ChatController {
   constructor(options: ChatControllerOptions) {
     this.#client = options.client;
     this.#options = options;
-    this.#frames = new SnapshotFrames(
-      {
-        conversations: [],
-        conversationsError: null,
-        conversation: EMPTY_CONVERSATION,
-        connection: { status: 'idle' },
-        sending: false,
-        streaming: false,
-        stopping: false,
-        composerNotice: null,
-        deciding: new Set(),
-        decisionErrors: new Map(),
-      },
-      () => this.#options.scheduleFrame,
-    );
+    this.#frames = new SnapshotFrames(initialSnapshot(), () => this.#options.scheduleFrame);
     this.#streams = new RunStreams({
       client: this.#client,
       current: () => this.#current,
@@ -332,32 +312,9 @@ export class ChatController {
       return;
     }
     if (generation !== this.#generation) return;
-    const items: ChatItem[] = detail.messages.map((message) =>
-      message.role === 'user'
-        ? { kind: 'user', key: message.id, text: message.text }
-        : { kind: 'assistant', key: message.id, state: fromMessage(message.message) },
-    );
-    // A reload while a stream of this conversation is read keeps the live item: it is newer than what
-    // was persisted, and its events keep arriving under its key.
+    // A reload while a stream of this conversation is read keeps the live item (see `restoredItems`).
     const active = this.#streams.active?.conversationId === id ? this.#streams.active : null;
-    if (active !== null) {
-      const current = this.#current.conversation.items;
-      const liveIndex = current.findIndex((item) => item.key === active.itemKey);
-      const liveItem = current[liveIndex];
-      if (liveItem?.kind === 'assistant') {
-        const stored = items.findIndex(
-          (item) => liveItem.state.messageId !== null && item.key === liveItem.state.messageId,
-        );
-        if (stored >= 0) items[stored] = liveItem;
-        else {
-          // Not stored yet (or not known to be): keep it, with the message that started it, at the end.
-          const userItem = current[liveIndex - 1];
-          if (userItem?.kind === 'user' && !items.some((item) => item.key === userItem.key))
-            items.push(userItem);
-          items.push(liveItem);
-        }
-      }
-    }
+    const items = restoredItems(detail, this.#current.conversation.items, active?.itemKey ?? null);
     this.#update({
       conversation: { id, title: detail.title, status: 'ready', error: null, items },
     });

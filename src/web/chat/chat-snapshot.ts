@@ -28,6 +28,15 @@ export interface ConversationView {
   items: readonly ChatItem[];
 }
 
+/** The view of a new conversation, before its first message creates it on the server. */
+export const EMPTY_CONVERSATION: ConversationView = {
+  id: null,
+  title: '',
+  status: 'empty',
+  error: null,
+  items: [],
+};
+
 export type ConnectionView =
   | { status: 'idle' }
   | { status: 'open' }
@@ -50,6 +59,22 @@ export interface ChatSnapshot {
   composerNotice: Notice | null;
   deciding: ReadonlySet<string>;
   decisionErrors: ReadonlyMap<string, Notice>;
+}
+
+/** The snapshot of a page that has loaded nothing yet: a fresh one for each controller. */
+export function initialSnapshot(): ChatSnapshot {
+  return {
+    conversations: [],
+    conversationsError: null,
+    conversation: EMPTY_CONVERSATION,
+    connection: { status: 'idle' },
+    sending: false,
+    streaming: false,
+    stopping: false,
+    composerNotice: null,
+    deciding: new Set(),
+    decisionErrors: new Map(),
+  };
 }
 
 /** Why the composer cannot send right now, or `null` when it can. */
