@@ -11,8 +11,19 @@ import {
   serverMessage,
   sleep,
 } from '../shared/index.ts';
+import { HostFailure } from './host-failure.ts';
+import { createPrinter, type Printer } from './host-printer.ts';
 import { HOST_TOOLS, type HostToolResult, runHostTool } from './host-tools.ts';
+import {
+  parseEvent,
+  parseObject,
+  type ResponseObject,
+  type StreamEvent,
+  type ToolCall,
+} from './response-object.ts';
 import { UsageError } from './usage-error.ts';
+
+export { preview } from './host-printer.ts';
 
 export const HOST_USAGE = `Usage:
   runstream host "<prompt>" [--root <dir>] [--json] [--url http://127.0.0.1:8787] [--token <token>]
@@ -30,29 +41,6 @@ const MAX_RECONNECTS = 5;
 const BACKOFF = { baseMs: 250, capMs: 4_000 };
 /** The server sends a heartbeat every 15 s: this long without a byte means the connection is gone. */
 const IDLE_TIMEOUT_MS = 45_000;
-/** How much of a tool's result the transcript shows. */
-const RESULT_PREVIEW_CHARS = 160;
-
-/** The part of a Response object the host reads. */
-interface ResponseObject {
-  id: string;
-  status: string;
-  error?: { code?: string; message?: string } | null;
-  cancel_reason?: string | null;
-  output?: unknown[];
-  required_action?: {
-    type: string;
-    tool_calls: { call_id: string; name: string; arguments: string }[];
-  } | null;
-}
-
-/** One event of the Responses stream. */
-interface StreamEvent extends Record<string, unknown> {
-  type: string;
-  sequence_number: number;
-}
-
-type ToolCall = { call_id: string; name: string; arguments: string };
 
 /** How one HTTP exchange ended. */
 type Outcome =
@@ -60,11 +48,6 @@ type Outcome =
   | { kind: 'requires_action'; response: ResponseObject }
   /** The connection ended before the response did: resume the stream. */
   | { kind: 'dropped'; reason: string; retryAfterMs?: number };
-
-/** An answer the host cannot go on from: the server's message, exit 1. */
-class HostFailure extends Error {
-  override readonly name = 'HostFailure';
-}
 
 export interface HostCommandIo {
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
@@ -111,16 +94,6 @@ export async function hostCommand(
   } finally {
     process.off('SIGINT', onInterrupt);
   }
-}
-
-/** Where the host writes what happens: a transcript for people, or JSON lines for scripts. */
-interface Printer {
-  event(event: StreamEvent): void;
-  toolResult(call: ToolCall, result: HostToolResult): void;
-  /** A note about the host itself (reconnecting, cancelling). */
-  note(text: string): void;
-  /** The response ended without its final event in the stream (seen through GET). */
-  finished(response: ResponseObject): void;
 }
 
 /**
@@ -414,186 +387,4 @@ class Host {
       ...(init.body === undefined ? {} : { body: init.body }),
     });
   }
-}
-
-function parseEvent(message: SseMessage): StreamEvent | undefined {
-  let data: unknown;
-  try {
-    data = JSON.parse(message.data);
-  } catch {
-    return undefined;
-  }
-  if (!isRecord(data) || typeof data.sequence_number !== 'number') return undefined;
-  return { ...data, type: typeof data.type === 'string' ? data.type : message.event } as StreamEvent;
-}
-
-function parseObject(text: string): ResponseObject {
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    throw new HostFailure(`the server answered something other than a response: ${serverMessage(text)}`);
-  }
-  if (!isRecord(body) || typeof body.id !== 'string' || typeof body.status !== 'string')
-    throw new HostFailure(`the server answered something other than a response: ${serverMessage(text)}`);
-  return body as unknown as ResponseObject;
-}
-
-/** A one-line preview: newlines shown as ⏎, long text cut with its full length. */
-export function preview(result: HostToolResult): string {
-  const text = 'error' in result ? result.error : outputText(result.output);
-  const flat = text.replace(/\r?\n/g, '⏎');
-  const chars = Array.from(flat);
-  return chars.length <= RESULT_PREVIEW_CHARS
-    ? flat
-    : `${chars.slice(0, RESULT_PREVIEW_CHARS).join('')}… (${Array.from(text).length} chars)`;
-}
-
-function outputText(output: string | Record<string, unknown>): string {
-  return typeof output === 'string' ? output : JSON.stringify(output);
-}
-
-function createPrinter(json: boolean, io: HostCommandIo): Printer {
-  if (json) {
-    const line = (value: unknown) => io.stdout.write(`${JSON.stringify(value)}\n`);
-    return {
-      event: line,
-      toolResult: (call, result) =>
-        line({ type: 'host.tool_result', call_id: call.call_id, name: call.name, ...result }),
-      note: (text) => io.stderr.write(`runstream: ${text}\n`),
-      finished: (response) => line({ type: `host.response.${response.status}`, response }),
-    };
-  }
-  return new TranscriptPrinter(io);
-}
-
-/**
- * The transcript: reasoning after 💭 (dimmed on a terminal), the answer as it streams, a 🔧 line per
- * tool call, a ↳ line per result the host submits, ▶ when the response resumes.
- */
-class TranscriptPrinter implements Printer {
-  readonly #io: HostCommandIo;
-  readonly #color: boolean;
-  /** Whether the cursor is at the start of a line. */
-  #atLineStart = true;
-  /** The text item being written (reasoning or answer). */
-  #openItem: string | undefined;
-
-  constructor(io: HostCommandIo) {
-    this.#io = io;
-    this.#color = io.stdout.isTTY === true && process.env.NO_COLOR === undefined;
-  }
-
-  event(event: StreamEvent): void {
-    switch (event.type) {
-      case 'response.created':
-        this.#line(this.#dim(`▶ response ${responseOf(event)?.id ?? ''} started`));
-        break;
-      case 'response.reasoning_text.delta':
-        this.#text(String(event.item_id), '💭 ', String(event.delta), true);
-        break;
-      case 'response.output_text.delta':
-        this.#text(String(event.item_id), '', String(event.delta), false);
-        break;
-      case 'response.reasoning_text.done':
-      case 'response.output_text.done':
-        this.#endText();
-        break;
-      case 'response.output_item.done':
-        this.#itemDone(isRecord(event.item) ? event.item : {});
-        break;
-      case 'runstream.hint':
-        this.#line(`ℹ ${String(event.text)}`);
-        break;
-      case 'response.resumed': {
-        const ids = Array.isArray(event.call_ids) ? event.call_ids.length : 0;
-        this.#line(this.#dim(`▶ resumed${ids > 0 ? ` with ${ids} tool result${ids === 1 ? '' : 's'}` : ''}`));
-        break;
-      }
-      case 'response.completed':
-      case 'response.failed':
-      case 'response.incomplete':
-      case 'response.cancelled': {
-        const response = responseOf(event);
-        if (response) this.finished(response);
-        break;
-      }
-    }
-  }
-
-  toolResult(call: ToolCall, result: HostToolResult): void {
-    this.#line(`↳ ${'error' in result ? 'error' : 'result'} ${call.name}: ${preview(result)}`);
-  }
-
-  note(text: string): void {
-    this.#endText();
-    this.#io.stderr.write(`runstream: ${text}\n`);
-  }
-
-  finished(response: ResponseObject): void {
-    this.#endText();
-    if (response.status === 'completed') {
-      this.#line(`[completed] response ${response.id}`);
-    } else if (response.status === 'cancelled') {
-      this.#line(
-        `[cancelled${response.cancel_reason ? ` · ${response.cancel_reason}` : ''}] response ${response.id}`,
-      );
-    } else {
-      const error = response.error;
-      const message = error?.message ?? 'the response failed';
-      this.#line(`[${response.status}] response ${response.id}`);
-      this.#io.stderr.write(`runstream: ${message}${error?.code ? ` [${error.code}]` : ''}\n`);
-    }
-  }
-
-  #itemDone(item: Record<string, unknown>): void {
-    switch (item.type) {
-      case 'function_call':
-        this.#line(`🔧 ${String(item.name)} ${String(item.arguments)}`);
-        break;
-      case 'runstream_tool_call':
-        // The server's own tools: shown, not run here.
-        this.#line(`⚙ ${String(item.name)} ${String(item.arguments)} · ${String(item.status)} (server)`);
-        break;
-      case 'runstream_confirmation':
-        this.#line(`┌ needs confirmation: ${String(item.title)}`);
-        break;
-      case 'runstream_error':
-        this.#line(`⚠ ${String(item.text)}`);
-        break;
-    }
-  }
-
-  #text(itemId: string, prefix: string, delta: string, dim: boolean): void {
-    if (this.#openItem !== itemId) {
-      this.#endText();
-      this.#openItem = itemId;
-      this.#write(prefix);
-    }
-    this.#write(dim ? this.#dim(delta) : delta);
-  }
-
-  #endText(): void {
-    this.#openItem = undefined;
-    if (!this.#atLineStart) this.#write('\n');
-  }
-
-  #line(text: string): void {
-    this.#endText();
-    this.#write(`${text}\n`);
-  }
-
-  #write(text: string): void {
-    if (text === '') return;
-    this.#io.stdout.write(text);
-    this.#atLineStart = text.endsWith('\n');
-  }
-
-  #dim(text: string): string {
-    return this.#color ? `\x1b[2m${text}\x1b[22m` : text;
-  }
-}
-
-function responseOf(event: StreamEvent): ResponseObject | undefined {
-  return isRecord(event.response) ? (event.response as unknown as ResponseObject) : undefined;
 }

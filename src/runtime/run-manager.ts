@@ -5,81 +5,32 @@ import {
   MemoryControlChannel,
   MemoryEventLog,
 } from '../bus/index.ts';
-import type { ChatMessage, ChatModel } from '../models/index.ts';
-import type { RunPatch, RunRecord, RunStore } from '../store/index.ts';
-import { activeRunError } from './active-run-error.ts';
-import { Agent, type AgentContext, type AgentOutcome } from './agent-loop.ts';
+import type { RunPatch, RunRecord } from '../store/index.ts';
 import { awaitStretchEnd } from './await-stretch-end.ts';
-import { cancelPausedRun } from './cancel-paused-run.ts';
-import { takeDecision } from './decision-intake.ts';
-import { driveRun, type RunOutcome } from './drive-run.ts';
-import { historyToTranscript } from './history-transcript.ts';
-import { takeHostResults } from './host-results-intake.ts';
+import { type CancelRunDeps, cancelRun } from './cancel-run.ts';
+import { agentContextOf, type DriveStretchDeps, driveStretch, type LiveRun } from './drive-stretch.ts';
 import type { ToolResultSubmission } from './host-tool.ts';
 import { appendInterruption, type InterruptReason } from './interrupt-run.ts';
 import { KeyedSerialQueue } from './keyed-serial-queue.ts';
 import { OwnedRunLogs } from './owned-run-logs.ts';
+import { decideAndResume, type ResumePausedRunDeps, submitAndResume } from './resume-paused-run.ts';
 import { RunCancelled } from './run-cancelled.ts';
 import { RunError } from './run-error.ts';
 import { RunInterrupted } from './run-interrupted.ts';
 import { RunLeaseKeeper } from './run-lease-keeper.ts';
 import type { RunLog } from './run-log.ts';
-import { checkRunOptions, type RunOptions, type StoredRunOptions, storedOptions } from './run-options.ts';
+import type { RunManagerOptions } from './run-manager-options.ts';
+import { checkRunOptions, type RunOptions, type StoredRunOptions } from './run-options.ts';
 import { RunReplicas } from './run-replicas.ts';
-import { settleStretch } from './settle-stretch.ts';
-import type { Skill } from './skill.ts';
-import type { AnyTool } from './tool.ts';
-import type { ToolAuditEntry, ToolAuditLog } from './tool-audit.ts';
+import { type StartRunDeps, startRun } from './start-run.ts';
 import { ToolAuditRecorder } from './tool-audit-recorder.ts';
-import type { ToolPolicy } from './tool-policy.ts';
 
 export { INTERRUPTED_MESSAGE } from './interrupt-run.ts';
+export type { RunManagerOptions } from './run-manager-options.ts';
 export type { RunOptions } from './run-options.ts';
 
 /** What a run on a shared log says when its owner could not reach the log and stopped it. */
 export const LIVE_LOG_UNREACHABLE_MESSAGE = '实时事件通道暂时不可用，本轮已中断，请稍后重试。';
-
-export interface RunManagerOptions {
-  store: RunStore;
-  model: ChatModel;
-  tools: readonly AnyTool[];
-  skills: readonly Skill[];
-  systemPrompt: string;
-  maxIterations?: number;
-  /** Events kept per run for replay. Default 10,000. */
-  logCapacity?: number;
-  /** Names this server instance on the runs it drives (leases). Default: a random id. */
-  instanceId?: string;
-  newId?: (prefix: string) => string;
-  /** Told about a failed write of a run's state (it is retried when the stretch ends), or of an audit entry. */
-  onPersistenceError?: (runId: string, error: unknown) => void;
-  /**
-   * Governance hooks, checked in order for every tool call (server, host and `load_skill`) after its
-   * arguments validate and before it runs, shows its card or pauses for the host.
-   */
-  policies?: readonly ToolPolicy[];
-  /** Where each tool call's audit entry goes once its outcome is known (best effort). */
-  audit?: ToolAuditLog;
-  /**
-   * The runs' live logs, shared by every instance (Redis Streams). Giving one makes this manager
-   * one of N instances: runs carry leases, stops travel over `control`, and any instance serves,
-   * stops, confirms or resumes any run. Without it, everything stays in this process.
-   */
-  eventLog?: EventLog;
-  /** Stop signals between instances. Default: in process. */
-  control?: ControlChannel;
-  /** How long a run's lease lasts without renewal (shared mode). Default 10,000 ms. */
-  leaseMs?: number;
-  /** How long appends to the shared log are retried before the run is interrupted. Default 10,000 ms. */
-  liveLogGiveUpMs?: number;
-}
-
-interface LiveRun {
-  log: RunLog;
-  controller: AbortController;
-  /** Settles when the current stretch (start or resume) has ended and been persisted. */
-  settled: Promise<RunOutcome>;
-}
 
 /**
  * Runs outlive connections: the manager drives each run's agent in the background and keeps its
@@ -112,6 +63,8 @@ export class RunManager {
    */
   readonly #locks = new KeyedSerialQueue();
   readonly #controlSubscription: Promise<() => void>;
+  /** What the parts kept in their own files (starting, driving, resuming, stopping) borrow from it. */
+  readonly #deps: StartRunDeps & DriveStretchDeps & ResumePausedRunDeps & CancelRunDeps;
   #closed = false;
 
   constructor(options: RunManagerOptions) {
@@ -156,6 +109,29 @@ export class RunManager {
       onTakenOver: (run) => this.#interrupt(run, 'instance_lost'),
       ...(options.onPersistenceError !== undefined ? { onError: options.onPersistenceError } : {}),
     });
+    this.#deps = {
+      options,
+      shared: this.#shared,
+      instanceId: this.#instanceId,
+      live: this.#live,
+      writes: this.#writes,
+      logs: this.#logs,
+      audit: this.#audit,
+      replicas: this.#replicas,
+      control: this.#control,
+      finishWrite: (runId, patch) => this.#finishWrite(runId, patch),
+      awaitStretchEnd: (run) => this.#awaitStretchEnd(run),
+      checkRunOptions: (runOptions) => this.#checkRunOptions(runOptions),
+      liveRun: (runId) => this.#live.get(runId),
+      newId: (prefix) => this.#newId(prefix),
+      leaseFields: () => this.#leaseFields(),
+      ownedRun: (userId, runId) => this.#ownedRun(userId, runId),
+      logOf: (userId, runId) => this.logOf(userId, runId),
+      claimResume: (runId) => this.#claimResume(runId),
+      contextOf: agentContextOf,
+      drive: (runId, log, context, runOptions, work) =>
+        driveStretch(this.#deps, runId, log, context, runOptions, work),
+    };
     if (this.#shared) this.#leases.start();
     this.#controlSubscription = this.#control.subscribe((signal) => void this.#onControl(signal));
     this.#controlSubscription.catch((error: unknown) => options.onPersistenceError?.('', error));
@@ -178,69 +154,7 @@ export class RunManager {
     clientMessageId?: string,
     options: RunOptions = {},
   ): Promise<RunLog> {
-    const { store } = this.#options;
-    const runOptions = this.#checkRunOptions(options);
-    const conversation = await store.getConversation(conversationId);
-    if (conversation === undefined || conversation.userId !== userId) {
-      throw new RunError('not_found', 'no such conversation');
-    }
-    let active = await store.findActiveRun(conversationId);
-    // The previous run's end reaches its reader here a moment before the store has it: a message
-    // sent right after it must not be refused for that.
-    const ending = active === undefined ? undefined : this.#live.get(active.id);
-    if (active !== undefined && ending?.log.finished) {
-      await ending.settled;
-      active = await store.findActiveRun(conversationId);
-    }
-    if (active !== undefined) throw await activeRunError(this.#options.store, active);
-    const history = await store.listMessages(conversationId);
-    const runId = this.#newId('run');
-    const messageId = this.#newId('msg');
-    // Claim the conversation first (the store allows one active run), so a message that loses a
-    // race is refused before it is stored rather than left behind without an answer.
-    await store
-      .createRun({
-        id: runId,
-        conversationId,
-        messageId,
-        userId,
-        status: 'running',
-        cancelReason: null,
-        lastSeq: 0,
-        ...this.#leaseFields(),
-      })
-      .catch(async (error: unknown) => {
-        if ((error as { code?: string }).code !== 'active_run_exists') throw error;
-        const winner = await store.findActiveRun(conversationId);
-        if (winner?.status === 'paused') throw await activeRunError(store, winner);
-        throw new RunError('run_in_progress', '上一轮回答还在进行中，请稍候或先停止它');
-      });
-    try {
-      await store.addUserMessage(conversationId, text, clientMessageId);
-    } catch (error) {
-      await store.updateRun(runId, { status: 'failed', leaseOwner: null });
-      throw error;
-    }
-    const log = this.#logs.open(runId, conversationId, messageId);
-    log.append({
-      type: 'run.started',
-      conversationId,
-      messageId,
-      ...(runOptions.traceId !== undefined ? { traceId: runOptions.traceId } : {}),
-    });
-    const systemPrompt =
-      runOptions.instructions !== undefined && runOptions.instructions !== ''
-        ? `${this.#options.systemPrompt}\n\n${runOptions.instructions}`
-        : this.#options.systemPrompt;
-    const transcript: ChatMessage[] = [
-      { role: 'system', content: systemPrompt },
-      ...historyToTranscript(history),
-      { role: 'user', content: text },
-    ];
-    this.#drive(runId, log, this.#context(runId, conversationId, userId, runOptions), runOptions, (agent) =>
-      agent.start(transcript),
-    );
-    return log;
+    return startRun(this.#deps, userId, conversationId, text, clientMessageId, options);
   }
 
   /**
@@ -257,41 +171,9 @@ export class RunManager {
     await this.#ownedRun(userId, runId);
     // A decision that arrives while the run is still pausing waits until the pause is saved.
     await this.#awaitPauseSaved(runId);
-    return this.#locks.run(runId, () => this.#decide(userId, runId, toolCallId, decision, note));
-  }
-
-  async #decide(
-    userId: string,
-    runId: string,
-    toolCallId: string,
-    decision: 'approve' | 'reject',
-    note?: string,
-  ): Promise<RunLog> {
-    const { store } = this.#options;
-    const taken = await takeDecision(store, runId, toolCallId, decision, note, () =>
-      this.#ownedRun(userId, runId),
+    return this.#locks.run(runId, () =>
+      decideAndResume(this.#deps, userId, runId, toolCallId, decision, note),
     );
-    const log = await this.logOf(userId, runId);
-    if (!taken.ready) return log;
-    const { run, checkpoint, decisions } = taken;
-    // Whoever decides last resumes, here or on another instance: one compare-and-set picks one.
-    if (!(await this.#claimResume(runId))) return log;
-    this.#logs.own(log, run.conversationId, run.messageId);
-    const runOptions = storedOptions(checkpoint);
-    const context = this.#context(runId, run.conversationId, userId, runOptions);
-    this.#drive(runId, log, context, runOptions, (agent) =>
-      agent.resume(checkpoint, decisions, async (pending) => {
-        // One execution however many decisions race: the store hands out a single claim.
-        const claimed = await store.claimExecution(runId, pending.toolCallId);
-        if (claimed)
-          await store.saveToolCall({
-            ...(await this.#toolCall(runId, pending.toolCallId)),
-            status: 'running',
-          });
-        return claimed;
-      }),
-    );
-    return log;
   }
 
   /**
@@ -308,25 +190,7 @@ export class RunManager {
     await this.#ownedRun(userId, runId);
     // Results that arrive while the run is still pausing wait until the pause is saved.
     await this.#awaitPauseSaved(runId);
-    return this.#locks.run(runId, () => this.#submitToolResults(userId, runId, results));
-  }
-
-  async #submitToolResults(
-    userId: string,
-    runId: string,
-    submitted: ToolResultSubmission[],
-  ): Promise<{ log: RunLog; resumed: boolean }> {
-    const intake = await takeHostResults(this.#options.store, runId, submitted, () =>
-      this.#ownedRun(userId, runId),
-    );
-    const log = await this.logOf(userId, runId);
-    if (!intake.ready || !(await this.#claimResume(runId))) return { log, resumed: false };
-    const { run, checkpoint, answers } = intake;
-    this.#logs.own(log, run.conversationId, run.messageId);
-    const runOptions = storedOptions(checkpoint);
-    const context = this.#context(runId, run.conversationId, userId, runOptions);
-    this.#drive(runId, log, context, runOptions, (agent) => agent.resumeWithToolResults(checkpoint, answers));
-    return { log, resumed: true };
+    return this.#locks.run(runId, () => submitAndResume(this.#deps, userId, runId, results));
   }
 
   /**
@@ -336,52 +200,7 @@ export class RunManager {
    */
   async cancel(userId: string, runId: string, reason = 'user_stop'): Promise<RunRecord> {
     await this.#ownedRun(userId, runId);
-    return this.#locks.run(runId, () => this.#cancel(userId, runId, reason));
-  }
-
-  async #cancel(userId: string, runId: string, reason: string): Promise<RunRecord> {
-    const { store } = this.#options;
-    const live = this.#live.get(runId);
-    if (live) {
-      live.controller.abort(new RunCancelled(reason));
-      await live.settled;
-      await this.#writes.idle(runId);
-    }
-    let run = await this.#ownedRun(userId, runId);
-    if (run.status === 'running' && !this.#live.has(runId)) {
-      await store.transitionRun(
-        runId,
-        { status: ['running'], noStopRequested: true },
-        { stopRequested: reason },
-      );
-      // A lost signal only delays the stop until the owner's next lease renewal reads the store.
-      await this.#control.publish({ runId, kind: 'stop' }).catch((error: unknown) => {
-        this.#options.onPersistenceError?.(runId, error);
-      });
-      await this.#awaitStretchEnd(run);
-      run = await this.#ownedRun(userId, runId);
-    }
-    if (run.status === 'paused') await this.#cancelPaused(run, reason);
-    await this.#audit.idle(runId);
-    return (await store.getRun(runId)) as RunRecord;
-  }
-
-  /** A paused run has no owner: the instance that receives the stop ends it (see `cancelPausedRun`). */
-  #cancelPaused(run: RunRecord, reason: string): Promise<void> {
-    return cancelPausedRun(
-      {
-        store: this.#options.store,
-        replicas: this.#replicas,
-        logs: this.#logs,
-        writes: this.#writes,
-        audit: this.#audit,
-        contextOf: (paused, runOptions) =>
-          this.#context(paused.id, paused.conversationId, paused.userId, runOptions),
-        onError: this.#options.onPersistenceError,
-      },
-      run,
-      reason,
-    );
+    return this.#locks.run(runId, () => cancelRun(this.#deps, userId, runId, reason));
   }
 
   /**
@@ -468,42 +287,6 @@ export class RunManager {
     await this.#logs.releaseEnd(log);
   }
 
-  #drive(
-    runId: string,
-    log: RunLog,
-    context: AgentContext,
-    runOptions: StoredRunOptions,
-    work: (agent: Agent) => Promise<AgentOutcome>,
-  ): void {
-    const { store } = this.#options;
-    const controller = new AbortController();
-    const agent = this.#agent(log, context, runOptions, controller.signal);
-    const settled = (async (): Promise<RunOutcome> => {
-      const outcome = await driveRun(log, controller.signal, () => work(agent));
-      try {
-        await this.#writes.idle(runId);
-        const finished = await settleStretch({
-          store,
-          log,
-          conversationId: context.conversationId,
-          outcome,
-          runOptions,
-          finishRun: (patch) => this.#finishWrite(runId, patch),
-          persistedThrough: this.#logs.persistedThrough(runId),
-          stillOwned: async () =>
-            !this.#shared || (await store.getRun(runId))?.leaseOwner === this.#instanceId,
-          onError: this.#options.onPersistenceError,
-        });
-        if (!finished) this.#logs.stopMirror(runId);
-      } finally {
-        this.#live.delete(runId);
-        await this.#logs.releaseEnd(log);
-      }
-      return outcome;
-    })();
-    this.#live.set(runId, { log, controller, settled });
-  }
-
   /**
    * Until the run's current stretch has ended; by default bounded by two lease times, after which a
    * dead owner's run has been taken over.
@@ -553,38 +336,6 @@ export class RunManager {
     if (run?.status === 'running') await this.#awaitStretchEnd(run, 10_000);
   }
 
-  #agent(log: RunLog, context: AgentContext, runOptions: StoredRunOptions, signal: AbortSignal): Agent {
-    return new Agent({
-      model: this.#options.model,
-      tools: this.#options.tools,
-      skills: this.#options.skills,
-      log,
-      context,
-      signal,
-      hostTools: runOptions.hostTools,
-      ...(this.#options.policies !== undefined ? { policies: this.#options.policies } : {}),
-      ...(this.#audit.enabled
-        ? { onToolAudit: (entry: ToolAuditEntry) => this.#audit.record(context.runId, entry) }
-        : {}),
-      ...(this.#options.maxIterations !== undefined ? { maxIterations: this.#options.maxIterations } : {}),
-    });
-  }
-
-  #context(
-    runId: string,
-    conversationId: string,
-    userId: string,
-    runOptions: StoredRunOptions,
-  ): AgentContext {
-    return {
-      runId,
-      conversationId,
-      userId,
-      face: runOptions.face,
-      ...(runOptions.traceId !== undefined ? { traceId: runOptions.traceId } : {}),
-    };
-  }
-
   /**
    * Refuse run options that `startRun` would refuse (`invalid_request`), before the caller creates
    * anything for the run (the Responses API checks before it opens a conversation).
@@ -605,13 +356,6 @@ export class RunManager {
     // Another user's run is indistinguishable from a missing one.
     if (run === undefined || run.userId !== userId) throw new RunError('not_found', 'no such run');
     return run;
-  }
-
-  async #toolCall(runId: string, toolCallId: string) {
-    const call = await this.#options.store.getToolCall(runId, toolCallId);
-    if (call === undefined) throw new RunError('not_found', 'no such tool call');
-    const { createdAt: _createdAt, updatedAt: _updatedAt, hostResult: _hostResult, ...rest } = call;
-    return rest;
   }
 
   #newId(prefix: string): string {

@@ -1,6 +1,8 @@
 import type { Message } from '../protocol/index.ts';
 import { generateApiToken, hashApiToken, tokenHashPrefixOf, tokenIdOf } from './api-token.ts';
 import { createId } from './ids.ts';
+import { jsonCopy } from './json-copy.ts';
+import { MemoryToolCalls } from './memory-tool-calls.ts';
 import type {
   Conversation,
   Decision,
@@ -20,21 +22,14 @@ import { RunStoreError } from './run-store-error.ts';
 import {
   activeRunExists,
   assertSameAssistantMessage,
-  hostToolResult,
   isActive,
   meetsCondition,
   notFound,
-  notHostCall,
 } from './run-store-rules.ts';
 
 export interface MemoryRunStoreOptions {
   /** The clock for `createdAt`/`updatedAt`, epoch milliseconds; tests pass a manual one. */
   now?: () => number;
-}
-
-interface ToolCallEntry {
-  record: ToolCallRecord;
-  executed: boolean;
 }
 
 /**
@@ -53,12 +48,14 @@ export class MemoryRunStore implements RunStore {
   readonly #conversations = new Map<string, Conversation>();
   readonly #messages = new Map<string, StoredMessage>();
   readonly #runs = new Map<string, RunRecord>();
-  readonly #toolCalls = new Map<string, ToolCallEntry>();
+  /** Tool calls, their decisions and host results: `MemoryToolCalls`, over these same runs. */
+  readonly #toolCalls: MemoryToolCalls;
   /** By run id, as JSON text: what SQLite would hold. */
   readonly #checkpoints = new Map<string, string>();
 
   constructor(options: MemoryRunStoreOptions = {}) {
     this.#now = options.now ?? Date.now;
+    this.#toolCalls = new MemoryToolCalls(this.#runs, this.#now);
   }
 
   async createUser(name: string, options: { id?: string } = {}): Promise<User> {
@@ -324,21 +321,7 @@ export class MemoryRunStore implements RunStore {
   }
 
   async findOpenHostCalls(userId: string, toolCallIds: readonly string[]): Promise<ToolCallRecord[]> {
-    const wanted = new Set(toolCallIds);
-    return [...this.#toolCalls.values()]
-      .map((entry) => entry.record)
-      .filter((call) => {
-        const run = this.#runs.get(call.runId);
-        return (
-          wanted.has(call.toolCallId) &&
-          run?.userId === userId &&
-          run.status === 'paused' &&
-          call.effect === 'host' &&
-          call.status === 'pending' &&
-          call.hostResult === undefined
-        );
-      })
-      .map(jsonCopyRecord);
+    return this.#toolCalls.findOpenHostCalls(userId, toolCallIds);
   }
 
   async saveCheckpoint(runId: string, checkpoint: unknown): Promise<void> {
@@ -355,38 +338,15 @@ export class MemoryRunStore implements RunStore {
   }
 
   async saveToolCall(call: Omit<ToolCallRecord, 'createdAt' | 'updatedAt'>): Promise<void> {
-    if (!this.#runs.has(call.runId)) throw notFound('run', call.runId);
-    const key = toolCallKey(call.runId, call.toolCallId);
-    const existing = this.#toolCalls.get(key);
-    const now = this.#now();
-    const record: ToolCallRecord = {
-      runId: call.runId,
-      toolCallId: call.toolCallId,
-      name: call.name,
-      args: jsonCopy(call.args),
-      effect: call.effect,
-      status: call.status,
-      // As in SQLite: a save never erases a recorded decision, and never touches `executed`.
-      decision: existing?.record.decision ?? jsonCopy(call.decision),
-      createdAt: existing?.record.createdAt ?? now,
-      updatedAt: now,
-    };
-    if (call.result !== undefined) record.result = jsonCopy(call.result);
-    if (call.error !== undefined) record.error = jsonCopy(call.error);
-    // Nor a host's submitted result: that belongs to `recordToolResult` alone.
-    if (existing?.record.hostResult !== undefined) record.hostResult = existing.record.hostResult;
-    this.#toolCalls.set(key, { record, executed: existing?.executed ?? false });
+    return this.#toolCalls.saveToolCall(call);
   }
 
   async getToolCall(runId: string, toolCallId: string): Promise<ToolCallRecord | undefined> {
-    const entry = this.#toolCalls.get(toolCallKey(runId, toolCallId));
-    return entry === undefined ? undefined : jsonCopyRecord(entry.record);
+    return this.#toolCalls.getToolCall(runId, toolCallId);
   }
 
   async listToolCalls(runId: string): Promise<ToolCallRecord[]> {
-    return [...this.#toolCalls.values()]
-      .filter((entry) => entry.record.runId === runId)
-      .map((entry) => jsonCopyRecord(entry.record));
+    return this.#toolCalls.listToolCalls(runId);
   }
 
   async decide(
@@ -394,21 +354,11 @@ export class MemoryRunStore implements RunStore {
     toolCallId: string,
     decision: Decision,
   ): Promise<{ applied: boolean; decision: Decision }> {
-    const entry = this.#toolCalls.get(toolCallKey(runId, toolCallId));
-    if (entry === undefined) throw notFound('tool call', `${runId}/${toolCallId}`);
-    if (entry.record.decision !== null) return { applied: false, decision: jsonCopy(entry.record.decision) };
-    entry.record.decision = jsonCopy(decision);
-    entry.record.updatedAt = this.#now();
-    return { applied: true, decision: jsonCopy(decision) };
+    return this.#toolCalls.decide(runId, toolCallId, decision);
   }
 
   async claimExecution(runId: string, toolCallId: string): Promise<boolean> {
-    const entry = this.#toolCalls.get(toolCallKey(runId, toolCallId));
-    if (entry === undefined) throw notFound('tool call', `${runId}/${toolCallId}`);
-    if (entry.executed) return false;
-    entry.executed = true;
-    entry.record.updatedAt = this.#now();
-    return true;
+    return this.#toolCalls.claimExecution(runId, toolCallId);
   }
 
   async recordToolResult(
@@ -416,15 +366,7 @@ export class MemoryRunStore implements RunStore {
     toolCallId: string,
     result: HostToolResult,
   ): Promise<{ applied: boolean; existing: HostToolResult }> {
-    const stored = hostToolResult(result);
-    const entry = this.#toolCalls.get(toolCallKey(runId, toolCallId));
-    if (entry === undefined) throw notFound('tool call', `${runId}/${toolCallId}`);
-    if (entry.record.effect !== 'host') throw notHostCall(runId, toolCallId, entry.record.effect);
-    if (entry.record.hostResult !== undefined)
-      return { applied: false, existing: jsonCopy(entry.record.hostResult) };
-    entry.record.hostResult = jsonCopy(stored);
-    entry.record.updatedAt = this.#now();
-    return { applied: true, existing: jsonCopy(stored) };
+    return this.#toolCalls.recordToolResult(runId, toolCallId, result);
   }
 
   #addToken(userId: string, token: string, label: string | undefined): void {
@@ -448,25 +390,4 @@ export class MemoryRunStore implements RunStore {
       if (run.conversationId === conversationId && run.id !== runId && isActive(run.status))
         throw activeRunExists(conversationId, run.id);
   }
-}
-
-function toolCallKey(runId: string, toolCallId: string): string {
-  return `${runId}\u0000${toolCallId}`;
-}
-
-/** A copy as a trip through a JSON column would make it, so both stores hand back the same values. */
-function jsonCopy<T>(value: T): T {
-  return value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T);
-}
-
-function jsonCopyRecord(record: ToolCallRecord): ToolCallRecord {
-  const copy: ToolCallRecord = {
-    ...record,
-    args: jsonCopy(record.args),
-    decision: jsonCopy(record.decision),
-  };
-  if (record.result !== undefined) copy.result = jsonCopy(record.result);
-  if (record.error !== undefined) copy.error = jsonCopy(record.error);
-  if (record.hostResult !== undefined) copy.hostResult = jsonCopy(record.hostResult);
-  return copy;
 }

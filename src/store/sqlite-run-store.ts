@@ -22,33 +22,21 @@ import {
   fromJson,
   type MessageRow,
   type RunRow,
-  type ToolCallRow,
   toConversation,
   toJson,
   toRunRecord,
   toStoredMessage,
-  toToolCallRecord,
 } from './run-store-rows.ts';
 import {
   activeRunExists,
   assertSameAssistantMessage,
-  hostToolResult,
   isActive,
   meetsCondition,
   notFound,
-  notHostCall,
 } from './run-store-rules.ts';
-import {
-  MESSAGE_COLUMNS,
-  PATCH_RUN,
-  QUALIFIED_TOOL_CALL_COLUMNS,
-  RUN_COLUMNS,
-  runPatchParameters,
-  TOOL_CALL_COLUMNS,
-  toolCallParameters,
-  UPSERT_TOOL_CALL,
-} from './sqlite-run-store-rows.ts';
+import { MESSAGE_COLUMNS, PATCH_RUN, RUN_COLUMNS, runPatchParameters } from './sqlite-run-store-rows.ts';
 import { migrateRunStore } from './sqlite-run-store-schema.ts';
+import { SqliteToolCalls } from './sqlite-tool-calls.ts';
 import { SqliteUsers } from './sqlite-users.ts';
 
 export interface SqliteRunStoreOptions {
@@ -67,17 +55,19 @@ export class SqliteRunStore implements RunStore {
   readonly #now: () => number;
   readonly #statements = new Map<string, Statement>();
   readonly #users: SqliteUsers;
+  /** Tool calls, their decisions and host results, over the same statements and transactions. */
+  readonly #toolCalls: SqliteToolCalls;
 
   constructor(database: Database, options: SqliteRunStoreOptions = {}) {
     this.#database = database;
     this.#now = options.now ?? Date.now;
     database.pragma('foreign_keys = ON');
     migrateRunStore(database);
-    this.#users = new SqliteUsers(
-      (source) => this.#sql(source),
-      (work) => this.#immediate(work),
-      this.#now,
-    );
+    // Both parts share the store's statement cache and its IMMEDIATE transactions.
+    const sql = (source: string) => this.#sql(source);
+    const immediate = <T>(work: () => T) => this.#immediate(work);
+    this.#users = new SqliteUsers(sql, immediate, this.#now);
+    this.#toolCalls = new SqliteToolCalls(database, sql, immediate, this.#now);
   }
 
   async createUser(name: string, options: { id?: string } = {}): Promise<User> {
@@ -126,7 +116,7 @@ export class SqliteRunStore implements RunStore {
       updatedAt: now,
     };
     this.#immediate(() => {
-      this.#requireUser(userId);
+      this.#users.requireUser(userId);
       if (this.#sql('SELECT 1 FROM conversations WHERE id = ?').get(conversation.id) !== undefined)
         throw new RunStoreError('already_exists', `conversation ${conversation.id} already exists`, {
           existingId: conversation.id,
@@ -319,18 +309,7 @@ export class SqliteRunStore implements RunStore {
   }
 
   async findOpenHostCalls(userId: string, toolCallIds: readonly string[]): Promise<ToolCallRecord[]> {
-    if (toolCallIds.length === 0) return [];
-    const ids = [...new Set(toolCallIds)];
-    const rows = this.#database
-      .prepare(
-        `SELECT ${QUALIFIED_TOOL_CALL_COLUMNS} FROM tool_calls JOIN runs ON runs.id = tool_calls.run_id
-         WHERE tool_calls.tool_call_id IN (${ids.map(() => '?').join(', ')})
-           AND runs.user_id = ? AND runs.status = 'paused'
-           AND tool_calls.effect = 'host' AND tool_calls.status = 'pending' AND tool_calls.host_result IS NULL
-         ORDER BY tool_calls.ordinal`,
-      )
-      .all(...ids, userId) as ToolCallRow[];
-    return rows.map(toToolCallRecord);
+    return this.#toolCalls.findOpenHostCalls(userId, toolCallIds);
   }
 
   async saveCheckpoint(runId: string, checkpoint: unknown): Promise<void> {
@@ -350,26 +329,15 @@ export class SqliteRunStore implements RunStore {
   }
 
   async saveToolCall(call: Omit<ToolCallRecord, 'createdAt' | 'updatedAt'>): Promise<void> {
-    const now = this.#now();
-    this.#immediate(() => {
-      if (this.#sql('SELECT 1 FROM runs WHERE id = ?').get(call.runId) === undefined)
-        throw notFound('run', call.runId);
-      this.#sql(UPSERT_TOOL_CALL).run(toolCallParameters(call, now));
-    });
+    return this.#toolCalls.saveToolCall(call);
   }
 
   async getToolCall(runId: string, toolCallId: string): Promise<ToolCallRecord | undefined> {
-    const row = this.#sql(
-      `SELECT ${TOOL_CALL_COLUMNS} FROM tool_calls WHERE run_id = ? AND tool_call_id = ?`,
-    ).get(runId, toolCallId) as ToolCallRow | undefined;
-    return row === undefined ? undefined : toToolCallRecord(row);
+    return this.#toolCalls.getToolCall(runId, toolCallId);
   }
 
   async listToolCalls(runId: string): Promise<ToolCallRecord[]> {
-    const rows = this.#sql(
-      `SELECT ${TOOL_CALL_COLUMNS} FROM tool_calls WHERE run_id = ? ORDER BY ordinal`,
-    ).all(runId) as ToolCallRow[];
-    return rows.map(toToolCallRecord);
+    return this.#toolCalls.listToolCalls(runId);
   }
 
   async decide(
@@ -377,35 +345,11 @@ export class SqliteRunStore implements RunStore {
     toolCallId: string,
     decision: Decision,
   ): Promise<{ applied: boolean; decision: Decision }> {
-    const json = JSON.stringify(decision);
-    return this.#immediate(() => {
-      // The conditional UPDATE is the single-use guard: whoever changes the row first wins, in this
-      // process or any other that shares the file.
-      const result = this.#sql(
-        `UPDATE tool_calls SET decision = ?, updated_at = ?
-         WHERE run_id = ? AND tool_call_id = ? AND decision IS NULL`,
-      ).run(json, this.#now(), runId, toolCallId);
-      if (result.changes === 1) return { applied: true, decision: JSON.parse(json) as Decision };
-      const row = this.#sql('SELECT decision FROM tool_calls WHERE run_id = ? AND tool_call_id = ?').get(
-        runId,
-        toolCallId,
-      ) as Pick<ToolCallRow, 'decision'> | undefined;
-      if (row === undefined) throw notFound('tool call', `${runId}/${toolCallId}`);
-      return { applied: false, decision: fromJson(row.decision) as Decision };
-    });
+    return this.#toolCalls.decide(runId, toolCallId, decision);
   }
 
   async claimExecution(runId: string, toolCallId: string): Promise<boolean> {
-    return this.#immediate(() => {
-      const result = this.#sql(
-        `UPDATE tool_calls SET executed = 1, updated_at = ?
-         WHERE run_id = ? AND tool_call_id = ? AND executed = 0`,
-      ).run(this.#now(), runId, toolCallId);
-      if (result.changes === 1) return true;
-      if (this.#sql('SELECT 1 FROM tool_calls WHERE run_id = ? AND tool_call_id = ?').get(runId, toolCallId))
-        return false;
-      throw notFound('tool call', `${runId}/${toolCallId}`);
-    });
+    return this.#toolCalls.claimExecution(runId, toolCallId);
   }
 
   async recordToolResult(
@@ -413,21 +357,7 @@ export class SqliteRunStore implements RunStore {
     toolCallId: string,
     result: HostToolResult,
   ): Promise<{ applied: boolean; existing: HostToolResult }> {
-    const json = JSON.stringify(hostToolResult(result));
-    return this.#immediate(() => {
-      // As for decisions, the conditional UPDATE is the single-use guard across processes.
-      const applied = this.#sql(
-        `UPDATE tool_calls SET host_result = ?, updated_at = ?
-         WHERE run_id = ? AND tool_call_id = ? AND effect = 'host' AND host_result IS NULL`,
-      ).run(json, this.#now(), runId, toolCallId);
-      if (applied.changes === 1) return { applied: true, existing: JSON.parse(json) as HostToolResult };
-      const row = this.#sql(
-        'SELECT effect, host_result FROM tool_calls WHERE run_id = ? AND tool_call_id = ?',
-      ).get(runId, toolCallId) as Pick<ToolCallRow, 'effect' | 'host_result'> | undefined;
-      if (row === undefined) throw notFound('tool call', `${runId}/${toolCallId}`);
-      if (row.effect !== 'host' || row.host_result === null) throw notHostCall(runId, toolCallId, row.effect);
-      return { applied: false, existing: fromJson(row.host_result) as HostToolResult };
-    });
+    return this.#toolCalls.recordToolResult(runId, toolCallId, result);
   }
 
   #sql(source: string): Statement {
@@ -441,10 +371,6 @@ export class SqliteRunStore implements RunStore {
 
   #immediate<T>(work: () => T): T {
     return this.#database.transaction(work).immediate();
-  }
-
-  #requireUser(userId: string): void {
-    this.#users.requireUser(userId);
   }
 
   #requireConversation(conversationId: string): Pick<ConversationRow, 'user_id'> {

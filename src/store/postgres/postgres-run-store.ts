@@ -20,33 +20,21 @@ import { RunStoreError } from '../run-store-error.ts';
 import {
   type ConversationRow,
   fromJson,
-  type MessageRow,
-  qualified,
   type RunRow,
-  type ToolCallRow,
   toConversation,
   toJson,
   toRunRecord,
-  toStoredMessage,
-  toToolCallRecord,
 } from '../run-store-rows.ts';
-import {
-  activeRunExists,
-  assertSameAssistantMessage,
-  hostToolResult,
-  notFound,
-  notHostCall,
-} from '../run-store-rules.ts';
+import { activeRunExists, notFound } from '../run-store-rules.ts';
+import { PostgresMessages } from './postgres-messages.ts';
 import { migratePostgres } from './postgres-migrations.ts';
-import { FOREIGN_KEY_VIOLATION, inTransaction, isPostgresError, UNIQUE_VIOLATION } from './postgres-pool.ts';
+import { FOREIGN_KEY_VIOLATION, isPostgresError, UNIQUE_VIOLATION } from './postgres-pool.ts';
 import { POSTGRES_RUN_STORE_SCHEMA } from './postgres-run-store-schema.ts';
+import { PostgresToolCalls } from './postgres-tool-calls.ts';
 import { PostgresUsers } from './postgres-users.ts';
 
-const MESSAGE_COLUMNS = 'id, conversation_id, role, text, client_message_id, run_id, message, created_at';
 const RUN_COLUMNS =
   'id, conversation_id, message_id, user_id, status, cancel_reason, last_seq, lease_owner, lease_expires_at, stop_requested, created_at, updated_at';
-const TOOL_CALL_COLUMNS =
-  'run_id, tool_call_id, name, args, effect, status, decision, result, error, host_result, created_at, updated_at';
 const ONE_ACTIVE_RUN = 'runs_one_active_per_conversation';
 
 /** Which `RunRecord` field each patchable column holds. */
@@ -75,12 +63,18 @@ export class PostgresRunStore implements RunStore {
   readonly #pool: pg.Pool;
   /** Users and their API tokens: the part of the store that authentication and `runstream users` use. */
   readonly #users: PostgresUsers;
+  /** Tool calls, their decisions and host results. */
+  readonly #toolCalls: PostgresToolCalls;
+  /** The messages of conversations. */
+  readonly #messages: PostgresMessages;
   readonly #now: () => number;
 
   private constructor(pool: pg.Pool, now: () => number) {
     this.#pool = pool;
     this.#now = now;
     this.#users = new PostgresUsers(pool, now);
+    this.#toolCalls = new PostgresToolCalls(pool, now);
+    this.#messages = new PostgresMessages(pool, now);
   }
 
   /** Migrates the tables (safe from several instances at once) and returns the store. */
@@ -177,39 +171,7 @@ export class PostgresRunStore implements RunStore {
     text: string,
     clientMessageId?: string,
   ): Promise<StoredMessage> {
-    const message: StoredMessage = {
-      id: createId('msg'),
-      conversationId,
-      role: 'user',
-      text,
-      createdAt: this.#now(),
-      ...(clientMessageId === undefined ? {} : { clientMessageId }),
-    };
-    await inTransaction(this.#pool, async (client) => {
-      await this.#requireConversation(client, conversationId);
-      // A retried POST loses to the first one on the unique index, without aborting the transaction.
-      const inserted = await client.query(
-        `INSERT INTO messages (id, conversation_id, role, text, client_message_id, created_at, updated_at)
-         VALUES ($1, $2, 'user', $3, $4, $5, $5)
-         ON CONFLICT (conversation_id, client_message_id) WHERE client_message_id IS NOT NULL DO NOTHING`,
-        [message.id, conversationId, text, clientMessageId ?? null, message.createdAt],
-      );
-      if (inserted.rowCount === 0) {
-        const existing = (
-          await client.query<{ id: string }>(
-            'SELECT id FROM messages WHERE conversation_id = $1 AND client_message_id = $2',
-            [conversationId, clientMessageId],
-          )
-        ).rows[0];
-        throw new RunStoreError(
-          'duplicate_client_message',
-          `conversation ${conversationId} already has message ${existing?.id} for client message ${clientMessageId}`,
-          existing === undefined ? {} : { existingId: existing.id },
-        );
-      }
-      await touchConversation(client, conversationId, message.createdAt);
-    });
-    return message;
+    return this.#messages.addUserMessage(conversationId, text, clientMessageId);
   }
 
   async saveAssistantMessage(
@@ -218,52 +180,11 @@ export class PostgresRunStore implements RunStore {
     runId: string,
     message: Message,
   ): Promise<void> {
-    const now = this.#now();
-    const json = JSON.stringify(message);
-    await inTransaction(this.#pool, async (client) => {
-      await this.#requireConversation(client, conversationId);
-      const inserted = await client.query(
-        `INSERT INTO messages (id, conversation_id, role, run_id, message, status, last_seq, created_at, updated_at)
-         VALUES ($1, $2, 'assistant', $3, $4, $5, $6, $7, $7) ON CONFLICT (id) DO NOTHING`,
-        [messageId, conversationId, runId, json, message.status, message.lastSeq, now],
-      );
-      const moveRun = () =>
-        client.query('UPDATE runs SET last_seq = $1, updated_at = $2 WHERE id = $3', [
-          message.lastSeq,
-          now,
-          runId,
-        ]);
-      if (inserted.rowCount === 1) {
-        await touchConversation(client, conversationId, now);
-        await moveRun();
-        return;
-      }
-      const existing = (
-        await client.query<Pick<MessageRow, 'conversation_id' | 'role' | 'run_id'>>(
-          'SELECT conversation_id, role, run_id FROM messages WHERE id = $1 FOR UPDATE',
-          [messageId],
-        )
-      ).rows[0];
-      if (existing === undefined) throw notFound('message', messageId);
-      assertSameAssistantMessage(
-        messageId,
-        { conversationId, runId },
-        { conversationId: existing.conversation_id, role: existing.role, runId: existing.run_id },
-      );
-      await client.query(
-        'UPDATE messages SET message = $1, status = $2, last_seq = $3, updated_at = $4 WHERE id = $5',
-        [json, message.status, message.lastSeq, now, messageId],
-      );
-      await moveRun();
-    });
+    return this.#messages.saveAssistantMessage(conversationId, messageId, runId, message);
   }
 
   async listMessages(conversationId: string): Promise<StoredMessage[]> {
-    const { rows } = await this.#pool.query<MessageRow>(
-      `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE conversation_id = $1 ORDER BY ordinal`,
-      [conversationId],
-    );
-    return rows.map(toStoredMessage);
+    return this.#messages.listMessages(conversationId);
   }
 
   async createRun(run: NewRun): Promise<RunRecord> {
@@ -383,16 +304,7 @@ export class PostgresRunStore implements RunStore {
   }
 
   async findOpenHostCalls(userId: string, toolCallIds: readonly string[]): Promise<ToolCallRecord[]> {
-    if (toolCallIds.length === 0) return [];
-    const { rows } = await this.#pool.query<ToolCallRow>(
-      `SELECT ${qualified('tool_calls', TOOL_CALL_COLUMNS)} FROM tool_calls JOIN runs ON runs.id = tool_calls.run_id
-       WHERE tool_calls.tool_call_id = ANY($1::text[])
-         AND runs.user_id = $2 AND runs.status = 'paused'
-         AND tool_calls.effect = 'host' AND tool_calls.status = 'pending' AND tool_calls.host_result IS NULL
-       ORDER BY tool_calls.ordinal`,
-      [[...new Set(toolCallIds)], userId],
-    );
-    return rows.map(toToolCallRecord);
+    return this.#toolCalls.findOpenHostCalls(userId, toolCallIds);
   }
 
   async saveCheckpoint(runId: string, checkpoint: unknown): Promise<void> {
@@ -412,51 +324,15 @@ export class PostgresRunStore implements RunStore {
   }
 
   async saveToolCall(call: Omit<ToolCallRecord, 'createdAt' | 'updatedAt'>): Promise<void> {
-    const now = this.#now();
-    try {
-      // As in SQLite: a decision is only ever added, and `executed` and `host_result` belong to
-      // `claimExecution` and `recordToolResult` alone, so a stale copy never erases them.
-      await this.#pool.query(
-        `INSERT INTO tool_calls (run_id, tool_call_id, name, args, effect, status, decision, result, error,
-           created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)
-         ON CONFLICT (run_id, tool_call_id) DO UPDATE SET
-           name = excluded.name, args = excluded.args, effect = excluded.effect, status = excluded.status,
-           decision = COALESCE(tool_calls.decision, excluded.decision), result = excluded.result,
-           error = excluded.error, updated_at = excluded.updated_at`,
-        [
-          call.runId,
-          call.toolCallId,
-          call.name,
-          toJson(call.args),
-          call.effect,
-          call.status,
-          call.decision === null ? null : JSON.stringify(call.decision),
-          toJson(call.result),
-          toJson(call.error),
-          now,
-        ],
-      );
-    } catch (error) {
-      if (isPostgresError(error, FOREIGN_KEY_VIOLATION)) throw notFound('run', call.runId);
-      throw error;
-    }
+    return this.#toolCalls.saveToolCall(call);
   }
 
   async getToolCall(runId: string, toolCallId: string): Promise<ToolCallRecord | undefined> {
-    const row = await this.#one<ToolCallRow>(
-      `SELECT ${TOOL_CALL_COLUMNS} FROM tool_calls WHERE run_id = $1 AND tool_call_id = $2`,
-      [runId, toolCallId],
-    );
-    return row === undefined ? undefined : toToolCallRecord(row);
+    return this.#toolCalls.getToolCall(runId, toolCallId);
   }
 
   async listToolCalls(runId: string): Promise<ToolCallRecord[]> {
-    const { rows } = await this.#pool.query<ToolCallRow>(
-      `SELECT ${TOOL_CALL_COLUMNS} FROM tool_calls WHERE run_id = $1 ORDER BY ordinal`,
-      [runId],
-    );
-    return rows.map(toToolCallRecord);
+    return this.#toolCalls.listToolCalls(runId);
   }
 
   async decide(
@@ -464,34 +340,11 @@ export class PostgresRunStore implements RunStore {
     toolCallId: string,
     decision: Decision,
   ): Promise<{ applied: boolean; decision: Decision }> {
-    const json = JSON.stringify(decision);
-    // The conditional UPDATE is the single-use guard: whichever instance changes the row first wins.
-    const applied = await this.#pool.query(
-      `UPDATE tool_calls SET decision = $1, updated_at = $2
-       WHERE run_id = $3 AND tool_call_id = $4 AND decision IS NULL`,
-      [json, this.#now(), runId, toolCallId],
-    );
-    if (applied.rowCount === 1) return { applied: true, decision: JSON.parse(json) as Decision };
-    const row = await this.#one<Pick<ToolCallRow, 'decision'>>(
-      'SELECT decision FROM tool_calls WHERE run_id = $1 AND tool_call_id = $2',
-      [runId, toolCallId],
-    );
-    if (row === undefined) throw notFound('tool call', `${runId}/${toolCallId}`);
-    return { applied: false, decision: fromJson(row.decision) as Decision };
+    return this.#toolCalls.decide(runId, toolCallId, decision);
   }
 
   async claimExecution(runId: string, toolCallId: string): Promise<boolean> {
-    const claimed = await this.#pool.query(
-      `UPDATE tool_calls SET executed = TRUE, updated_at = $1
-       WHERE run_id = $2 AND tool_call_id = $3 AND NOT executed`,
-      [this.#now(), runId, toolCallId],
-    );
-    if (claimed.rowCount === 1) return true;
-    if (
-      await this.#one('SELECT 1 FROM tool_calls WHERE run_id = $1 AND tool_call_id = $2', [runId, toolCallId])
-    )
-      return false;
-    throw notFound('tool call', `${runId}/${toolCallId}`);
+    return this.#toolCalls.claimExecution(runId, toolCallId);
   }
 
   async recordToolResult(
@@ -499,29 +352,11 @@ export class PostgresRunStore implements RunStore {
     toolCallId: string,
     result: HostToolResult,
   ): Promise<{ applied: boolean; existing: HostToolResult }> {
-    const json = JSON.stringify(hostToolResult(result));
-    const applied = await this.#pool.query(
-      `UPDATE tool_calls SET host_result = $1, updated_at = $2
-       WHERE run_id = $3 AND tool_call_id = $4 AND effect = 'host' AND host_result IS NULL`,
-      [json, this.#now(), runId, toolCallId],
-    );
-    if (applied.rowCount === 1) return { applied: true, existing: JSON.parse(json) as HostToolResult };
-    const row = await this.#one<Pick<ToolCallRow, 'effect' | 'host_result'>>(
-      'SELECT effect, host_result FROM tool_calls WHERE run_id = $1 AND tool_call_id = $2',
-      [runId, toolCallId],
-    );
-    if (row === undefined) throw notFound('tool call', `${runId}/${toolCallId}`);
-    if (row.effect !== 'host' || row.host_result === null) throw notHostCall(runId, toolCallId, row.effect);
-    return { applied: false, existing: fromJson(row.host_result) as HostToolResult };
+    return this.#toolCalls.recordToolResult(runId, toolCallId, result);
   }
 
   async #one<Row extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<Row | undefined> {
     return (await this.#pool.query<Row>(text, values)).rows[0];
-  }
-
-  async #requireConversation(client: pg.PoolClient, conversationId: string): Promise<void> {
-    const found = await client.query('SELECT 1 FROM conversations WHERE id = $1', [conversationId]);
-    if (found.rowCount === 0) throw notFound('conversation', conversationId);
   }
 
   /** The one-active-run index refused the write: name the run that holds the conversation. */
@@ -533,8 +368,4 @@ export class PostgresRunStore implements RunStore {
     );
     return activeRunExists(conversationId, active?.id ?? 'another run');
   }
-}
-
-async function touchConversation(client: pg.PoolClient, conversationId: string, at: number): Promise<void> {
-  await client.query('UPDATE conversations SET updated_at = $1 WHERE id = $2', [at, conversationId]);
 }

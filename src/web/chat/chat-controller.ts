@@ -1,62 +1,26 @@
 import {
   type ConfirmationDecision,
-  type ConnectionChange,
   type ConversationDetail,
-  type ConversationSummary,
   NotFoundError,
-  type RunStream,
   type RunstreamClient,
   RunstreamError,
   UnauthorizedError,
 } from '../../client/index.ts';
-import { createMessageState, fromMessage, type MessageState } from '../../protocol/index.ts';
+import { createMessageState, type MessageState } from '../../protocol/index.ts';
+import {
+  type ChatItem,
+  type ChatSnapshot,
+  composerBlock,
+  EMPTY_CONVERSATION,
+  initialSnapshot,
+  toNotice,
+} from './chat-snapshot.ts';
+import { restoredItems } from './restored-items.ts';
+import { RunStreams } from './run-streams.ts';
+import { SnapshotFrames } from './snapshot-frames.ts';
 
-export type ChatItem =
-  | { kind: 'user'; key: string; text: string }
-  | { kind: 'assistant'; key: string; state: MessageState };
-
-/**
- * Something to tell the person: a stable `code` the page translates when it knows it (network
- * failures), and the server's or client's own sentence otherwise (the server's 409 is already in
- * the shopper's words).
- */
-export interface Notice {
-  code: string;
-  message: string;
-}
-
-export interface ConversationView {
-  /** `null` for a new conversation that is created on its first message. */
-  id: string | null;
-  title: string;
-  status: 'empty' | 'loading' | 'ready' | 'not_found' | 'error';
-  error: Notice | null;
-  items: readonly ChatItem[];
-}
-
-export type ConnectionView =
-  | { status: 'idle' }
-  | { status: 'open' }
-  | { status: 'reconnecting'; attempt: number }
-  | { status: 'reconnected' }
-  | { status: 'failed'; notice: Notice };
-
-export interface ChatSnapshot {
-  conversations: readonly ConversationSummary[];
-  conversationsError: Notice | null;
-  conversation: ConversationView;
-  connection: ConnectionView;
-  /** A message is on its way (creating the conversation, waiting for the run to start). */
-  sending: boolean;
-  /** A run stream of this conversation is being read. */
-  streaming: boolean;
-  /** The explicit stop was sent and the run has not confirmed it yet. */
-  stopping: boolean;
-  /** For the composer: the server's 409, a failed send or stop. */
-  composerNotice: Notice | null;
-  deciding: ReadonlySet<string>;
-  decisionErrors: ReadonlyMap<string, Notice>;
-}
+export type { ChatItem, ChatSnapshot, ConnectionView, ConversationView, Notice } from './chat-snapshot.ts';
+export { canStop, composerBlock } from './chat-snapshot.ts';
 
 export interface ChatControllerOptions {
   client: RunstreamClient;
@@ -67,33 +31,6 @@ export interface ChatControllerOptions {
   /** Batch renders; defaults to requestAnimationFrame. Streams deliver far more events than frames. */
   scheduleFrame?: (callback: () => void) => void;
 }
-
-interface ActiveStream {
-  conversationId: string;
-  itemKey: string;
-  stream: RunStream;
-  abort: AbortController;
-  /** The stop button was pressed for this run; `cancelSent` once the cancel request went out. */
-  stopRequested: boolean;
-  cancelSent: boolean;
-}
-
-interface FollowHooks {
-  /** The first event arrived (or the stream ended without any). */
-  onFirstUpdate?: () => void;
-  /** The stream failed before its first event: nothing of it was applied. */
-  onRefused?: (error: unknown) => void;
-  /** The page disconnected on purpose (a switch or a refresh) before the first event. */
-  onAborted?: () => void;
-}
-
-const EMPTY_CONVERSATION: ConversationView = {
-  id: null,
-  title: '',
-  status: 'empty',
-  error: null,
-  items: [],
-};
 
 /**
  * The page's state and everything that changes it, free of React so it can be reasoned about alone.
@@ -107,26 +44,13 @@ const EMPTY_CONVERSATION: ConversationView = {
 export class ChatController {
   readonly #client: RunstreamClient;
   readonly #options: ChatControllerOptions;
-  readonly #listeners = new Set<() => void>();
-  #snapshot: ChatSnapshot = {
-    conversations: [],
-    conversationsError: null,
-    conversation: EMPTY_CONVERSATION,
-    connection: { status: 'idle' },
-    sending: false,
-    streaming: false,
-    stopping: false,
-    composerNotice: null,
-    deciding: new Set(),
-    decisionErrors: new Map(),
-  };
-  #pending: Partial<ChatSnapshot> | null = null;
-  #frameScheduled = false;
-  #active: ActiveStream | null = null;
+  /** The page's snapshot, its changes batched to one render per frame. */
+  readonly #frames: SnapshotFrames;
+  /** The run stream being followed, if any. */
+  readonly #streams: RunStreams;
   /** Bumped on every conversation switch; work started for an older one drops its results. */
   #generation = 0;
   #keyCounter = 0;
-  #reconnectedTimer: ReturnType<typeof setTimeout> | undefined;
   /**
    * The id of a message whose send failed without an answer (it may have been stored after all):
    * sending the same text again reuses it, so the server can tell a retry from a second message.
@@ -136,18 +60,24 @@ export class ChatController {
   constructor(options: ChatControllerOptions) {
     this.#client = options.client;
     this.#options = options;
+    this.#frames = new SnapshotFrames(initialSnapshot(), () => this.#options.scheduleFrame);
+    this.#streams = new RunStreams({
+      client: this.#client,
+      current: () => this.#current,
+      update: (change) => this.#update(change),
+      setState: (itemKey, state) => this.#setState(itemKey, state),
+      handleAuth: (error) => this.#handleAuth(error),
+      generation: () => this.#generation,
+    });
   }
 
-  subscribe = (listener: () => void): (() => void) => {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
-  };
+  subscribe = (listener: () => void): (() => void) => this.#frames.subscribe(listener);
 
-  getSnapshot = (): ChatSnapshot => this.#snapshot;
+  getSnapshot = (): ChatSnapshot => this.#frames.snapshot;
 
   /** The current view including changes not yet flushed to the screen. */
   get #current(): ChatSnapshot {
-    return this.#pending ? { ...this.#snapshot, ...this.#pending } : this.#snapshot;
+    return this.#frames.current;
   }
 
   get currentConversationId(): string | null {
@@ -166,7 +96,7 @@ export class ChatController {
 
   /** Open a conversation (or the empty new one for `null`), restoring it exactly as persisted. */
   async openConversation(id: string | null): Promise<void> {
-    this.#disconnect();
+    this.#streams.disconnect();
     const generation = ++this.#generation;
     this.#update({
       conversation: id === null ? EMPTY_CONVERSATION : { ...EMPTY_CONVERSATION, id, status: 'loading' },
@@ -234,11 +164,14 @@ export class ChatController {
     const stream = this.#client.sendMessage(
       conversationId,
       { text: trimmed, clientMessageId },
-      { signal: abort.signal, onConnectionChange: (change) => this.#onConnectionChange(change, abort) },
+      {
+        signal: abort.signal,
+        onConnectionChange: (change) => this.#streams.onConnectionChange(change, abort),
+      },
     );
     const sentTo = conversationId;
     return new Promise<boolean>((resolve) => {
-      void this.#follow(
+      void this.#streams.follow(
         {
           conversationId: sentTo,
           itemKey: assistantKey,
@@ -278,14 +211,14 @@ export class ChatController {
    */
   async stop(): Promise<void> {
     if (this.#current.stopping) return;
-    const active = this.#active;
+    const active = this.#streams.active;
     if (active === null) {
       const last = this.#current.conversation.items.at(-1);
       const runId = last?.kind === 'assistant' && last.state.status === 'running' ? last.state.runId : null;
       const conversationId = this.#current.conversation.id;
       if (runId == null || conversationId === null) return;
       this.#update({ stopping: true });
-      await this.#cancel(runId, this.#generation);
+      await this.#streams.cancel(runId, this.#generation);
       this.#update({ stopping: false });
       await this.#load(conversationId, this.#generation);
       return;
@@ -293,10 +226,10 @@ export class ChatController {
     active.stopRequested = true;
     this.#update({ stopping: true });
     const runId = active.stream.runId ?? this.#stateOf(active.itemKey)?.runId ?? undefined;
-    // Before the response headers there is no run id yet; #follow cancels as soon as it learns it.
+    // Before the response headers there is no run id yet; `RunStreams.follow` cancels once it learns it.
     if (runId !== undefined) {
       active.cancelSent = true;
-      await this.#cancel(runId, this.#generation);
+      await this.#streams.cancel(runId, this.#generation);
     }
   }
 
@@ -325,10 +258,10 @@ export class ChatController {
     const stream = this.#client.decide(runId, toolCallId, decision, {
       state: item.state,
       signal: abort.signal,
-      onConnectionChange: (change) => this.#onConnectionChange(change, abort),
+      onConnectionChange: (change) => this.#streams.onConnectionChange(change, abort),
     });
     let refused = false;
-    await this.#follow(
+    await this.#streams.follow(
       { conversationId, itemKey: item.key, stream, abort, stopRequested: false, cancelSent: false },
       {
         onFirstUpdate: () => this.#doneDeciding(toolCallId),
@@ -357,8 +290,8 @@ export class ChatController {
 
   /** Leave the page: disconnect without stopping any run. */
   dispose(): void {
-    clearTimeout(this.#reconnectedTimer);
-    this.#disconnect();
+    this.#streams.clearReconnectedTimer();
+    this.#streams.disconnect();
   }
 
   async #load(id: string, generation: number): Promise<void> {
@@ -379,137 +312,31 @@ export class ChatController {
       return;
     }
     if (generation !== this.#generation) return;
-    const items: ChatItem[] = detail.messages.map((message) =>
-      message.role === 'user'
-        ? { kind: 'user', key: message.id, text: message.text }
-        : { kind: 'assistant', key: message.id, state: fromMessage(message.message) },
-    );
-    // A reload while a stream of this conversation is read keeps the live item: it is newer than what
-    // was persisted, and its events keep arriving under its key.
-    const active = this.#active?.conversationId === id ? this.#active : null;
-    if (active !== null) {
-      const current = this.#current.conversation.items;
-      const liveIndex = current.findIndex((item) => item.key === active.itemKey);
-      const liveItem = current[liveIndex];
-      if (liveItem?.kind === 'assistant') {
-        const stored = items.findIndex(
-          (item) => liveItem.state.messageId !== null && item.key === liveItem.state.messageId,
-        );
-        if (stored >= 0) items[stored] = liveItem;
-        else {
-          // Not stored yet (or not known to be): keep it, with the message that started it, at the end.
-          const userItem = current[liveIndex - 1];
-          if (userItem?.kind === 'user' && !items.some((item) => item.key === userItem.key))
-            items.push(userItem);
-          items.push(liveItem);
-        }
-      }
-    }
+    // A reload while a stream of this conversation is read keeps the live item (see `restoredItems`).
+    const active = this.#streams.active?.conversationId === id ? this.#streams.active : null;
+    const items = restoredItems(detail, this.#current.conversation.items, active?.itemKey ?? null);
     this.#update({
       conversation: { id, title: detail.title, status: 'ready', error: null, items },
     });
     const last = items.at(-1);
     // A run still going (a refresh mid-stream, or one started elsewhere): follow it from where the
     // persisted message ends; the replay fills the gap and live events follow.
-    if (last?.kind === 'assistant' && last.state.status === 'running' && last.state.runId && !this.#active) {
+    if (
+      last?.kind === 'assistant' &&
+      last.state.status === 'running' &&
+      last.state.runId &&
+      !this.#streams.active
+    ) {
       const abort = new AbortController();
       const stream = this.#client.followRun(last.state.runId, {
         state: last.state,
         signal: abort.signal,
-        onConnectionChange: (change) => this.#onConnectionChange(change, abort),
+        onConnectionChange: (change) => this.#streams.onConnectionChange(change, abort),
       });
-      void this.#follow(
+      void this.#streams.follow(
         { conversationId: id, itemKey: last.key, stream, abort, stopRequested: false, cancelSent: false },
         {},
       );
-    }
-  }
-
-  async #follow(active: ActiveStream, hooks: FollowHooks): Promise<void> {
-    this.#active?.abort.abort();
-    this.#active = active;
-    this.#update({ streaming: true, connection: { status: 'open' } });
-    let first = true;
-    try {
-      for await (const update of active.stream) {
-        if (this.#active !== active) break;
-        if (first) {
-          first = false;
-          hooks.onFirstUpdate?.();
-        }
-        this.#setState(active.itemKey, update.state);
-        const runId = active.stream.runId;
-        if (active.stopRequested && !active.cancelSent && runId !== undefined) {
-          // A stop pressed before the run id was known.
-          active.cancelSent = true;
-          void this.#cancel(runId, this.#generation);
-        }
-      }
-      if (first) hooks.onFirstUpdate?.();
-    } catch (error) {
-      if (active.abort.signal.aborted) {
-        if (first) hooks.onAborted?.();
-        return;
-      }
-      if (first && hooks.onRefused) {
-        // Nothing was streamed: a refusal (409, 413 …) or a server that could not be reached.
-        hooks.onRefused(error);
-      } else {
-        this.#handleAuth(error);
-        if (first) hooks.onFirstUpdate?.();
-        if (this.#active === active)
-          this.#update({ connection: { status: 'failed', notice: toNotice(error) } });
-      }
-    } finally {
-      if (this.#active === active) {
-        this.#active = null;
-        // A stop pressed before the run id was known, on a stream that ended before any event.
-        const runId = active.stream.runId;
-        if (active.stopRequested && !active.cancelSent && runId !== undefined) {
-          active.cancelSent = true;
-          void this.#cancel(runId, this.#generation);
-        }
-        clearTimeout(this.#reconnectedTimer);
-        const failed = this.#current.connection.status === 'failed';
-        this.#update({
-          streaming: false,
-          stopping: false,
-          sending: false,
-          ...(failed ? {} : { connection: { status: 'idle' } as const }),
-        });
-      }
-    }
-  }
-
-  async #cancel(runId: string, generation: number): Promise<void> {
-    try {
-      await this.#client.cancel(runId, 'user_stop');
-    } catch (error) {
-      this.#handleAuth(error);
-      if (generation === this.#generation) this.#update({ stopping: false, composerNotice: toNotice(error) });
-    }
-  }
-
-  #onConnectionChange(change: ConnectionChange, source: AbortController): void {
-    // A stream the page has already let go of (a switch, a newer stream) no longer speaks for it.
-    if (this.#active?.abort !== source) return;
-    clearTimeout(this.#reconnectedTimer);
-    const previous = this.#current.connection.status;
-    if (change.status === 'reconnecting') {
-      this.#update({ connection: { status: 'reconnecting', attempt: change.attempt ?? 1 } });
-    } else if (change.status === 'open') {
-      if (previous === 'reconnecting') {
-        this.#update({ connection: { status: 'reconnected' } });
-        this.#reconnectedTimer = setTimeout(() => {
-          if (this.#current.connection.status === 'reconnected')
-            this.#update({ connection: { status: 'open' } });
-        }, 2500);
-      } else {
-        this.#update({ connection: { status: 'open' } });
-      }
-    } else if (change.status === 'closed' && previous !== 'failed') {
-      // Also after a reconnect that found the run finished (204): nothing is being resumed any more.
-      this.#update({ connection: { status: 'idle' } });
     }
   }
 
@@ -518,14 +345,6 @@ export class ChatController {
     const deciding = new Set(this.#current.deciding);
     deciding.delete(toolCallId);
     this.#update({ deciding });
-  }
-
-  #disconnect(): void {
-    const active = this.#active;
-    this.#active = null;
-    active?.abort.abort();
-    clearTimeout(this.#reconnectedTimer);
-    this.#update({ streaming: false, stopping: false, sending: false, connection: { status: 'idle' } });
   }
 
   #stateOf(itemKey: string): MessageState | undefined {
@@ -554,54 +373,8 @@ export class ChatController {
   }
 
   #update(change: Partial<ChatSnapshot>): void {
-    this.#pending = { ...this.#pending, ...change };
-    if (this.#frameScheduled) return;
-    this.#frameScheduled = true;
-    const schedule = this.#options.scheduleFrame ?? defaultScheduleFrame;
-    schedule(() => this.#flush());
+    this.#frames.update(change);
   }
-
-  #flush(): void {
-    this.#frameScheduled = false;
-    if (this.#pending === null) return;
-    this.#snapshot = { ...this.#snapshot, ...this.#pending };
-    this.#pending = null;
-    for (const listener of this.#listeners) listener();
-  }
-}
-
-/** Why the composer cannot send right now, or `null` when it can. */
-export function composerBlock(
-  snapshot: ChatSnapshot,
-): 'loading' | 'streaming' | 'pending_confirmation' | 'waiting_for_host' | null {
-  if (snapshot.conversation.status === 'loading') return 'loading';
-  if (snapshot.streaming || snapshot.sending) return 'streaming';
-  const last = snapshot.conversation.items.at(-1);
-  if (last?.kind === 'assistant') {
-    if (last.state.status === 'paused')
-      return last.state.pause?.reason === 'tool_result' ? 'waiting_for_host' : 'pending_confirmation';
-    if (last.state.status === 'running' || last.state.status === 'idle') return 'streaming';
-  }
-  return null;
-}
-
-/** The last message is a run still going: the stop button applies, with or without a stream. */
-export function canStop(snapshot: ChatSnapshot): boolean {
-  const last = snapshot.conversation.items.at(-1);
-  return snapshot.streaming || (last?.kind === 'assistant' && last.state.status === 'running');
-}
-
-function defaultScheduleFrame(callback: () => void): void {
-  // A hidden tab gets no animation frames; a timer keeps its state current for when it is shown.
-  if (typeof document !== 'undefined' && document.visibilityState === 'hidden') setTimeout(callback, 50);
-  else if (typeof requestAnimationFrame === 'function') requestAnimationFrame(callback);
-  else setTimeout(callback, 16);
-}
-
-function toNotice(error: unknown): Notice {
-  if (error instanceof RunstreamError) return { code: error.code, message: error.message };
-  if (error instanceof Error) return { code: 'unexpected', message: error.message };
-  return { code: 'unexpected', message: String(error) };
 }
 
 function withoutKey<V>(map: ReadonlyMap<string, V>, key: string): ReadonlyMap<string, V> {

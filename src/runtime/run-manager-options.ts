@@ -1,0 +1,45 @@
+import type { ControlChannel, EventLog } from '../bus/index.ts';
+import type { ChatModel } from '../models/index.ts';
+import type { RunStore } from '../store/index.ts';
+import type { Skill } from './skill.ts';
+import type { AnyTool } from './tool.ts';
+import type { ToolAuditLog } from './tool-audit.ts';
+import type { ToolPolicy } from './tool-policy.ts';
+
+// What a `RunManager` is built from, in its own file so the manager's file stays about running, and
+// so the parts split out of it can take the options without importing the manager
+// (`run-manager.ts` re-exports the type: its public name is unchanged).
+export interface RunManagerOptions {
+  store: RunStore;
+  model: ChatModel;
+  tools: readonly AnyTool[];
+  skills: readonly Skill[];
+  systemPrompt: string;
+  maxIterations?: number;
+  /** Events kept per run for replay. Default 10,000. */
+  logCapacity?: number;
+  /** Names this server instance on the runs it drives (leases). Default: a random id. */
+  instanceId?: string;
+  newId?: (prefix: string) => string;
+  /** Told about a failed write of a run's state (it is retried when the stretch ends), or of an audit entry. */
+  onPersistenceError?: (runId: string, error: unknown) => void;
+  /**
+   * Governance hooks, checked in order for every tool call (server, host and `load_skill`) after its
+   * arguments validate and before it runs, shows its card or pauses for the host.
+   */
+  policies?: readonly ToolPolicy[];
+  /** Where each tool call's audit entry goes once its outcome is known (best effort). */
+  audit?: ToolAuditLog;
+  /**
+   * The runs' live logs, shared by every instance (Redis Streams). Giving one makes this manager
+   * one of N instances: runs carry leases, stops travel over `control`, and any instance serves,
+   * stops, confirms or resumes any run. Without it, everything stays in this process.
+   */
+  eventLog?: EventLog;
+  /** Stop signals between instances. Default: in process. */
+  control?: ControlChannel;
+  /** How long a run's lease lasts without renewal (shared mode). Default 10,000 ms. */
+  leaseMs?: number;
+  /** How long appends to the shared log are retried before the run is interrupted. Default 10,000 ms. */
+  liveLogGiveUpMs?: number;
+}
