@@ -21,6 +21,26 @@ export interface LiveRun {
   settled: Promise<RunOutcome>;
 }
 
+/**
+ * How the start and the resumption of a run hand a stretch to the manager: the agent's context for
+ * the run, and driving `work` on a new agent (`driveStretch` through the manager).
+ */
+export interface StretchDriver {
+  contextOf(
+    runId: string,
+    conversationId: string,
+    userId: string,
+    runOptions: StoredRunOptions,
+  ): AgentContext;
+  drive(
+    runId: string,
+    log: RunLog,
+    context: AgentContext,
+    runOptions: StoredRunOptions,
+    work: (agent: Agent) => Promise<AgentOutcome>,
+  ): void;
+}
+
 /** What `RunManager` lends the driving of a stretch: its options and its per-run state. */
 export interface DriveStretchDeps {
   options: RunManagerOptions;

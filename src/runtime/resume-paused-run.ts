@@ -1,16 +1,16 @@
 import type { RunRecord, RunStore } from '../store/index.ts';
-import type { Agent, AgentContext, AgentOutcome } from './agent-loop.ts';
 import { takeDecision } from './decision-intake.ts';
+import type { StretchDriver } from './drive-stretch.ts';
 import { takeHostResults } from './host-results-intake.ts';
 import type { ToolResultSubmission } from './host-tool.ts';
 import type { OwnedRunLogs } from './owned-run-logs.ts';
 import { RunError } from './run-error.ts';
 import type { RunLog } from './run-log.ts';
 import type { RunManagerOptions } from './run-manager-options.ts';
-import { type StoredRunOptions, storedOptions } from './run-options.ts';
+import { storedOptions } from './run-options.ts';
 
 /** What `RunManager` lends the resumption of a paused run: its options, its logs and its driving. */
-export interface ResumePausedRunDeps {
+export interface ResumePausedRunDeps extends StretchDriver {
   /** The manager's options, read at each resume as the manager read them (its store). */
   options: RunManagerOptions;
   logs: OwnedRunLogs;
@@ -19,19 +19,6 @@ export interface ResumePausedRunDeps {
   logOf(userId: string, runId: string): Promise<RunLog>;
   /** One instance resumes a paused run and takes its lease: a compare-and-set from `paused`. */
   claimResume(runId: string): Promise<boolean>;
-  contextOf(
-    runId: string,
-    conversationId: string,
-    userId: string,
-    runOptions: StoredRunOptions,
-  ): AgentContext;
-  drive(
-    runId: string,
-    log: RunLog,
-    context: AgentContext,
-    runOptions: StoredRunOptions,
-    work: (agent: Agent) => Promise<AgentOutcome>,
-  ): void;
 }
 
 // Kept apart from `RunManager`, which calls these under its per-run lock once the pause is saved:

@@ -1,6 +1,6 @@
 import type { ChatMessage } from '../models/index.ts';
 import { activeRunError } from './active-run-error.ts';
-import type { Agent, AgentContext, AgentOutcome } from './agent-loop.ts';
+import type { StretchDriver } from './drive-stretch.ts';
 import { historyToTranscript } from './history-transcript.ts';
 import type { OwnedRunLogs } from './owned-run-logs.ts';
 import { RunError } from './run-error.ts';
@@ -9,7 +9,7 @@ import type { RunManagerOptions } from './run-manager-options.ts';
 import type { RunOptions, StoredRunOptions } from './run-options.ts';
 
 /** What `RunManager` lends the start of a run: its options, its logs, its ids, leases and driving. */
-export interface StartRunDeps {
+export interface StartRunDeps extends StretchDriver {
   /** The manager's options, read at each start as the manager read them (store, system prompt). */
   options: RunManagerOptions;
   logs: OwnedRunLogs;
@@ -19,19 +19,6 @@ export interface StartRunDeps {
   liveRun(runId: string): { log: RunLog; settled: Promise<unknown> } | undefined;
   newId(prefix: string): string;
   leaseFields(): { leaseOwner: string | null; leaseExpiresAt: number | null };
-  contextOf(
-    runId: string,
-    conversationId: string,
-    userId: string,
-    runOptions: StoredRunOptions,
-  ): AgentContext;
-  drive(
-    runId: string,
-    log: RunLog,
-    context: AgentContext,
-    runOptions: StoredRunOptions,
-    work: (agent: Agent) => Promise<AgentOutcome>,
-  ): void;
 }
 
 /**
