@@ -50,10 +50,11 @@ export interface LoadedIndex {
   vectors: VectorIndex | undefined;
   passages: PassageIndex;
   /**
-   * English to this knowledge base's Chinese words, built on first use: the first question with a
-   * Latin word of two letters or more (English, or a name like Apple Watch) pays for reading
-   * CC-CEDICT (0.3 to 1 s, during which this process serves nothing else); a deployment whose
-   * questions have none never does. Built again after an ingest, with the new vocabulary.
+   * English to this knowledge base's Chinese words, and its paraphrases of words it lacks, built on
+   * first use: the first question with a Latin word of two letters or more (English, or a name like
+   * Apple Watch) or with a Chinese word no clause holds pays for reading CC-CEDICT (0.3 to 1 s,
+   * during which this process serves nothing else). Built again after an ingest, with the new
+   * vocabulary.
    */
   englishLexicon: () => EnglishLexicon;
   /** Settles when the vector lane's graph is attached or built (and stored), or needs none. */
