@@ -23,6 +23,8 @@ const ENGLISH_STOP_WORDS = new Set(
  * it: "time slot" makes 时段 a translation of slot; "to sign to acknowledge receipt" is a description.
  */
 const MAX_GLOSS_WORDS = 2;
+/** The longest whole gloss two words may share to paraphrase each other ("to substitute for"). */
+const MAX_WHOLE_GLOSS_WORDS = 3;
 /** Chinese words per English word: a translation or two, not every word a gloss mentions. */
 const TRANSLATIONS_PER_WORD = 2;
 
@@ -85,8 +87,8 @@ export class EnglishLexicon {
     documentFrequency: (word: string) => number,
   ): EnglishLexicon {
     const candidates = new Map<string, Map<string, number>>();
-    // For paraphrases: each short gloss (its content words) → the knowledge base's words with it, and
-    // the glosses of the words it lacks.
+    // For paraphrases: each whole gloss → the knowledge base's words with it (and how many clauses
+    // hold each), and the whole glosses of the words it lacks.
     const wordsByGloss = new Map<string, Map<string, number>>();
     const glossesOfUnknown = new Map<string, Set<string>>();
     for (const [word, glosses] of entries) {
@@ -139,7 +141,7 @@ export class EnglishLexicon {
 
   /**
    * The knowledge base's own words for Chinese words it does not have, where CC-CEDICT glosses both
-   * alike (代替 and 替换 "to substitute", 顾客 and 用户 "user"): a shopper's word for what the policy
+   * alike (代替 and 替换 "to substitute for", 顾客 and 用户 "customer"): a shopper's word for what the policy
    * names in another. A whole gloss must match, not one word of it ("to come back" is not "back").
    */
   paraphrase(unknownWords: readonly string[]): string[] {
@@ -178,9 +180,9 @@ function shortGlosses(glosses: readonly string[]): string[][] {
 }
 
 /**
- * The glosses of an entry as paraphrases compare them: whole, every word kept but a leading "to",
- * article or "sb's" ("many times" must not become "time"), stemmed; at most three words, so that a
- * gloss names the word's sense rather than describes it.
+ * The glosses of an entry as paraphrases compare them: whole, every word kept but a leading "to" or
+ * article ("many times" must not become "time"), stemmed; at most {@link MAX_WHOLE_GLOSS_WORDS}
+ * words, so that a gloss names the word's sense rather than describes it.
  */
 function wholeGlosses(glosses: readonly string[]): string[] {
   const whole: string[] = [];
@@ -192,7 +194,7 @@ function wholeGlosses(glosses: readonly string[]): string[] {
       .replace(/^\s*(?:to|a|an|the)\s+/, '')
       .split(/[^a-z]+/)
       .filter((word) => word.length > 0);
-    if (words.length === 0 || words.length > 3) continue;
+    if (words.length === 0 || words.length > MAX_WHOLE_GLOSS_WORDS) continue;
     whole.push(words.map(stemEnglish).join(' '));
   }
   return whole;
