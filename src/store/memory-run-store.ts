@@ -24,6 +24,7 @@ import {
   assertSameAssistantMessage,
   isActive,
   meetsCondition,
+  newUserMessage,
   notFound,
 } from './run-store-rules.ts';
 
@@ -171,14 +172,7 @@ export class MemoryRunStore implements RunStore {
           );
       }
     }
-    const message: StoredMessage = {
-      id: createId('msg'),
-      conversationId,
-      role: 'user',
-      text,
-      createdAt: this.#now(),
-      ...(clientMessageId === undefined ? {} : { clientMessageId }),
-    };
+    const message = newUserMessage(conversationId, text, this.#now(), clientMessageId);
     this.#messages.set(message.id, message);
     conversation.updatedAt = message.createdAt;
     return { ...message };

@@ -1,4 +1,5 @@
-import type { HostToolResult, RunCondition, RunRecord, RunStatus } from './run-store.ts';
+import { createId } from './ids.ts';
+import type { HostToolResult, RunCondition, RunRecord, RunStatus, StoredMessage } from './run-store.ts';
 import { RunStoreError } from './run-store-error.ts';
 
 /** Rules both stores enforce the same way, so the conformance suite holds for each. */
@@ -73,4 +74,21 @@ export function meetsCondition(run: RunRecord, condition: RunCondition): boolean
     return false;
   if (condition.noStopRequested === true && run.stopRequested !== null) return false;
   return true;
+}
+
+/** A shopper's message as every store records it: a new id, the time, the client's id if it sent one. */
+export function newUserMessage(
+  conversationId: string,
+  text: string,
+  createdAt: number,
+  clientMessageId: string | undefined,
+): StoredMessage {
+  return {
+    id: createId('msg'),
+    conversationId,
+    role: 'user',
+    text,
+    createdAt,
+    ...(clientMessageId === undefined ? {} : { clientMessageId }),
+  };
 }

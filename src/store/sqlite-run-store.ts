@@ -32,6 +32,7 @@ import {
   assertSameAssistantMessage,
   isActive,
   meetsCondition,
+  newUserMessage,
   notFound,
 } from './run-store-rules.ts';
 import { MESSAGE_COLUMNS, PATCH_RUN, RUN_COLUMNS, runPatchParameters } from './sqlite-run-store-rows.ts';
@@ -153,14 +154,7 @@ export class SqliteRunStore implements RunStore {
     text: string,
     clientMessageId?: string,
   ): Promise<StoredMessage> {
-    const message: StoredMessage = {
-      id: createId('msg'),
-      conversationId,
-      role: 'user',
-      text,
-      createdAt: this.#now(),
-      ...(clientMessageId === undefined ? {} : { clientMessageId }),
-    };
+    const message = newUserMessage(conversationId, text, this.#now(), clientMessageId);
     this.#immediate(() => {
       this.#requireConversation(conversationId);
       if (clientMessageId !== undefined) {

@@ -1,10 +1,9 @@
 import type pg from 'pg';
 import type { Message } from '../../protocol/index.ts';
-import { createId } from '../ids.ts';
 import type { StoredMessage } from '../run-store.ts';
 import { RunStoreError } from '../run-store-error.ts';
 import { type MessageRow, toStoredMessage } from '../run-store-rows.ts';
-import { assertSameAssistantMessage, notFound } from '../run-store-rules.ts';
+import { assertSameAssistantMessage, newUserMessage, notFound } from '../run-store-rules.ts';
 import { inTransaction } from './postgres-pool.ts';
 
 const MESSAGE_COLUMNS = 'id, conversation_id, role, text, client_message_id, run_id, message, created_at';
@@ -28,14 +27,7 @@ export class PostgresMessages {
     text: string,
     clientMessageId?: string,
   ): Promise<StoredMessage> {
-    const message: StoredMessage = {
-      id: createId('msg'),
-      conversationId,
-      role: 'user',
-      text,
-      createdAt: this.#now(),
-      ...(clientMessageId === undefined ? {} : { clientMessageId }),
-    };
+    const message = newUserMessage(conversationId, text, this.#now(), clientMessageId);
     await inTransaction(this.#pool, async (client) => {
       await this.#requireConversation(client, conversationId);
       // A retried POST loses to the first one on the unique index, without aborting the transaction.
