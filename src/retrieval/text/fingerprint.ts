@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { GENERAL_GLOSSARY } from './general-glossary.ts';
+import { USER_WORD_FREQUENCY } from './jieba-dictionary.ts';
 import { NUMERAL_WORDS } from './normalize-text.ts';
 import { REGIONAL_WORDS } from './regional-words.ts';
 import { STOP_WORDS } from './stop-words.ts';
-import { defaultTextAnalyzer, type TextAnalyzer, USER_WORD_FREQUENCY } from './tokenize.ts';
+import { defaultTextAnalyzer, type TextAnalyzer } from './tokenize.ts';
 
 /** Bump when a code change alters what `normalizeText`, `analyze` or `canonicalText` return. */
 export const TEXT_ANALYSIS_CODE_VERSION = 3;

@@ -11,6 +11,7 @@
  */
 export { TEXT_ANALYSIS_CODE_VERSION, textAnalysisFingerprint } from './fingerprint.ts';
 export { GENERAL_GLOSSARY } from './general-glossary.ts';
+export { readUserDictionary, USER_WORD_FREQUENCY } from './jieba-dictionary.ts';
 export {
   chineseNumeralsToDigits,
   NUMERAL_WORDS,
@@ -38,9 +39,7 @@ export {
   characterNgrams,
   createTextAnalyzer,
   defaultTextAnalyzer,
-  readUserDictionary,
   type TextAnalyzer,
   type TextAnalyzerOptions,
-  USER_WORD_FREQUENCY,
   warmUpTextAnalysis,
 } from './tokenize.ts';

@@ -11,6 +11,7 @@ import {
   urlsIn,
   withoutToolName,
 } from './message-readers.ts';
+import { type JsonSchema, resolveSchema, typeOf } from './resolve-json-schema.ts';
 import { isRecord } from './transcript.ts';
 
 /**
@@ -43,7 +44,7 @@ import { isRecord } from './transcript.ts';
  * right type). Optional ones are filled only when the message gives them; their defaults are left to
  * the tool. Only declared properties are written, so `additionalProperties: false` holds.
  */
-export type JsonSchema = Record<string, unknown>;
+export type { JsonSchema } from './resolve-json-schema.ts';
 
 export interface FitContext {
   /** The tool's name, left out of free text (`use read_file to read notes.txt` → `read notes.txt`). */
@@ -81,7 +82,7 @@ export function fitArgumentsDetailed(
     numbers: numbersIn(message),
     missing: [],
   };
-  const root = resolve(schema, state);
+  const root = resolveSchema(schema, state.root);
   const fitted = fitObject(root, '', state, true);
   return { args: isRecord(fitted?.value) ? fitted.value : {}, missing: state.missing };
 }
@@ -109,7 +110,7 @@ function fitValue(
   path: string,
   state: FitState,
 ): Fitted | undefined {
-  const schema = resolve(isRecord(raw) ? raw : {}, state);
+  const schema = resolveSchema(isRecord(raw) ? raw : {}, state.root);
   const fallback = (value: unknown): Fitted | undefined =>
     required ? { value: 'default' in schema ? schema.default : value, fromMessage: false } : undefined;
   if ('const' in schema) return required ? { value: schema.const, fromMessage: false } : undefined;
@@ -173,7 +174,7 @@ function fitArray(
   path: string,
   state: FitState,
 ): Fitted | undefined {
-  const items = resolve(isRecord(schema.items) ? schema.items : {}, state);
+  const items = resolveSchema(isRecord(schema.items) ? schema.items : {}, state.root);
   const maxItems = typeof schema.maxItems === 'number' ? schema.maxItems : Number.POSITIVE_INFINITY;
   if (typeOf(items) === 'string' && kindOfName(name) === 'path') {
     const files = fileTokensIn(state.message).slice(0, maxItems);
@@ -348,70 +349,6 @@ function bound(
     return integer ? (direction === 1 ? Math.ceil(inclusive) : Math.floor(inclusive)) : inclusive;
   }
   return undefined;
-}
-
-function typeOf(schema: JsonSchema): string | undefined {
-  if (typeof schema.type === 'string') return schema.type;
-  if (Array.isArray(schema.type)) {
-    const types = schema.type.filter((type): type is string => typeof type === 'string');
-    return types.find((type) => type !== 'null') ?? types[0];
-  }
-  if (isRecord(schema.properties)) return 'object';
-  if ('items' in schema) return 'array';
-  return undefined;
-}
-
-/** Follow local `$ref`s, take the first branch of `anyOf`/`oneOf` that is not null, merge `allOf`. */
-function resolve(schema: JsonSchema, state: FitState, depth = 0): JsonSchema {
-  if (depth > 8) return schema;
-  if (typeof schema.$ref === 'string' && schema.$ref.startsWith('#')) {
-    const target = pointer(state.root, schema.$ref);
-    const { $ref: _ref, ...rest } = schema;
-    return resolve({ ...(isRecord(target) ? target : {}), ...rest }, state, depth + 1);
-  }
-  const branches = Array.isArray(schema.anyOf)
-    ? schema.anyOf
-    : Array.isArray(schema.oneOf)
-      ? schema.oneOf
-      : undefined;
-  if (branches) {
-    const { anyOf: _anyOf, oneOf: _oneOf, ...rest } = schema;
-    const branch =
-      branches.filter(isRecord).find((candidate) => candidate.type !== 'null') ?? branches.find(isRecord);
-    return resolve({ ...(branch ?? {}), ...rest }, state, depth + 1);
-  }
-  if (Array.isArray(schema.allOf)) {
-    const { allOf, ...rest } = schema;
-    let merged: JsonSchema = rest;
-    for (const part of allOf.filter(isRecord)) {
-      const resolved = resolve(part, state, depth + 1);
-      merged = {
-        ...resolved,
-        ...merged,
-        properties: { ...asRecord(resolved.properties), ...asRecord(merged.properties) },
-        required: [...asArray(resolved.required), ...asArray(merged.required)],
-      };
-    }
-    return merged;
-  }
-  return schema;
-}
-
-function pointer(root: JsonSchema, ref: string): unknown {
-  let node: unknown = root;
-  for (const segment of ref.slice(1).split('/').filter(Boolean)) {
-    const key = decodeURIComponent(segment).replaceAll('~1', '/').replaceAll('~0', '~');
-    node = isRecord(node) ? node[key] : undefined;
-  }
-  return node;
-}
-
-function asRecord(value: unknown): Record<string, unknown> {
-  return isRecord(value) ? value : {};
-}
-
-function asArray(value: unknown): unknown[] {
-  return Array.isArray(value) ? value : [];
 }
 
 /**
