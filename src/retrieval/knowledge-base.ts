@@ -281,8 +281,10 @@ export class KnowledgeBase {
     // A shopper's word the knowledge base never uses meets the policy's word for the same thing
     // through CC-CEDICT (代替 → 替换). Only for ranking: the evidence signal reads the question's own
     // words, so that a question about what the shop never mentions (转赠) does not look answered.
-    const unknown =
-      this.#options.paraphrases === false ? [] : unknownWords(index, analyzer.analyze(corrected));
+    // The question's own words are analysed once: the keyword lane and the evidence signal read them,
+    // and the unknown ones among them are the ones paraphrased.
+    const ownWords = analyzer.analyze([corrected, ...translations].join(' '));
+    const unknown = this.#options.paraphrases === false ? [] : unknownWords(index, ownWords);
     const paraphrases = unknown.length > 0 ? index.englishLexicon().paraphrase(unknown) : [];
     const lexicalQuery = [corrected, ...translations, ...paraphrases].join(' ');
     const lanes: Partial<Record<LaneName, LaneHit[]>> = {};
@@ -293,12 +295,13 @@ export class KnowledgeBase {
     const ngramHits = index.ngrams.cosine(analyzer.characterNgrams(lexicalQuery), depth, allowed);
     if (weights.ngram > 0) lanes.ngram = ngramHits;
     // Always computed, like the n-gram lane: its top score is the low-evidence signal.
-    const keywordHits = index.words.bm25(analyzer.analyze(lexicalQuery), depth, allowed);
+    const keywordHits = index.words.bm25(
+      paraphrases.length === 0 ? ownWords : [...ownWords, ...analyzer.analyze(paraphrases.join(' '))],
+      depth,
+      allowed,
+    );
     if (weights.bm25 > 0) lanes.bm25 = keywordHits;
-    const evidenceHits =
-      paraphrases.length === 0
-        ? keywordHits
-        : index.words.bm25(analyzer.analyze([corrected, ...translations].join(' ')), 1, allowed);
+    const evidenceHits = paraphrases.length === 0 ? keywordHits : index.words.bm25(ownWords, 1, allowed);
     if (weights.pinyin > 0 && index.pinyin)
       lanes.pinyin = index.pinyin.bm25(analyzer.pinyinTerms(lexicalQuery), depth, allowed);
     if (weights.vector > 0 && index.vectors && this.#options.embedder) {
