@@ -88,6 +88,12 @@ export interface KnowledgeStore {
   /** Store analysed terms of existing chunks (replacing theirs), atomically. */
   putTerms(changes: readonly ChunkTermsChange[]): Promise<void>;
   /** The ANN graph stored for a model's vectors, if any. */
+  /**
+   * A lexical field's whole postings as stored by `savePostings`, if the stored terms are still of
+   * the analysis they were built from; `apply` and `putTerms` drop the postings they make stale.
+   */
+  loadPostings(field: string): Promise<StoredPostings | undefined>;
+  savePostings(field: string, postings: StoredPostings): Promise<void>;
   loadVectorGraph(embeddingModel: string): Promise<StoredVectorGraph | undefined>;
   saveVectorGraph(embeddingModel: string, graph: StoredVectorGraph): Promise<void>;
 }
@@ -99,4 +105,13 @@ export interface KnowledgeStore {
 export interface StoredVectorGraph {
   rowsHash: string;
   graph: Uint8Array;
+}
+
+/** One lexical field's postings (`encodePostings`), with what they were built over. */
+export interface StoredPostings {
+  /** The analysis of the terms they were built from (`lexicalFieldFingerprint`). */
+  fingerprint: string;
+  /** Hash of the chunk ids in the order the index numbers them. */
+  rowsHash: string;
+  postings: Uint8Array;
 }

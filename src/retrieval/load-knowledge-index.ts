@@ -4,7 +4,16 @@ import type { Embedder } from './embedder.ts';
 import { EnglishLexicon, readCedictEntries } from './english-lexicon.ts';
 import { HomophoneCorrector } from './homophone-correction.ts';
 import type { KnowledgeStore, StoredChunk, StoredDocument, StoredFieldTerms } from './knowledge-store.ts';
-import { ANN_MIN_VECTORS, IdentifierIndex, InvertedIndex, VectorIndex } from './lanes/index.ts';
+import {
+  ANN_MIN_VECTORS,
+  decodePostings,
+  encodePostings,
+  IdentifierIndex,
+  InvertedIndex,
+  type InvertedIndexPostings,
+  postingsFromPacked,
+  VectorIndex,
+} from './lanes/index.ts';
 import {
   contextualText,
   fieldTerms,
@@ -33,6 +42,8 @@ export interface IndexBuildReport {
   analysedChunks: Record<string, number>;
   /** Fields whose stored terms came from another analysis (or another field version). */
   staleFields: string[];
+  /** Fields whose postings were read whole from the store, without reading any chunk's terms. */
+  storedPostings: string[];
 }
 
 /** What a search reads: loaded once per open, replaced whole after an ingest. */
@@ -85,16 +96,13 @@ export async function loadKnowledgeIndex(options: KnowledgeIndexOptions): Promis
   }
   const vectorGraph =
     embedder && vectors ? prepareVectorGraph(options, embedder.model, chunks, vectors) : undefined;
-  const report: IndexBuildReport = { analysedChunks: {}, staleFields: [] };
-  const words = InvertedIndex.fromPackedTerms(
-    ...(await loadFieldTerms(options, analyzer, chunks, WORD_FIELD, report)),
-  );
-  const ngrams = InvertedIndex.fromPackedTerms(
-    ...(await loadFieldTerms(options, analyzer, chunks, NGRAM_FIELD, report)),
-  );
-  const identifiers = IdentifierIndex.fromPackedTerms(
-    ...(await loadFieldTerms(options, analyzer, chunks, IDENTIFIER_FIELD, report)),
-  );
+  const report: IndexBuildReport = { analysedChunks: {}, staleFields: [], storedPostings: [] };
+  const rowsHash = chunkRowsHash(chunks);
+  const postingsOf = (field: LexicalField) =>
+    loadFieldPostings(options, analyzer, chunks, field, report, rowsHash);
+  const words = new InvertedIndex(chunks.length, await postingsOf(WORD_FIELD));
+  const ngrams = new InvertedIndex(chunks.length, await postingsOf(NGRAM_FIELD));
+  const identifiers = IdentifierIndex.fromPostings(await postingsOf(IDENTIFIER_FIELD));
   return {
     chunks,
     documents,
@@ -177,8 +185,56 @@ async function prepareVectorGraph(
   return { done };
 }
 
+/** The chunk ids in index order, hashed: what stored postings must have been built over. */
+function chunkRowsHash(chunks: readonly StoredChunk[]): string {
+  const hash = createHash('sha256');
+  for (const chunk of chunks) hash.update(`${chunk.chunkId}\n`);
+  return hash.digest('hex');
+}
+
 /**
- * A lexical field's terms in chunk order, as the arguments of an index's `fromPackedTerms`: the
+ * A lexical field's postings: read whole from the store when they were built over these chunk rows
+ * with this analysis, otherwise built from the chunks' stored terms (`loadFieldTerms`) and stored,
+ * so that only the first open after an ingest reads every chunk's terms.
+ */
+async function loadFieldPostings(
+  options: KnowledgeIndexOptions,
+  analyzer: TextAnalyzer,
+  chunks: readonly StoredChunk[],
+  field: LexicalField,
+  report: IndexBuildReport,
+  rowsHash: string,
+): Promise<InvertedIndexPostings> {
+  const fingerprint = lexicalFieldFingerprint(field, analyzer);
+  const stored = await options.store.loadPostings(field.name);
+  if (stored?.fingerprint === fingerprint && stored.rowsHash === rowsHash) {
+    try {
+      const postings = decodePostings(stored.postings, chunks.length);
+      report.analysedChunks[field.name] = 0;
+      report.storedPostings.push(field.name);
+      return postings;
+    } catch {
+      // Unreadable (written by another version, or damaged): built again from the terms below.
+    }
+  }
+  const postings = postingsFromPacked(...(await loadFieldTerms(options, analyzer, chunks, field, report)));
+  try {
+    await options.store.savePostings(field.name, {
+      fingerprint,
+      rowsHash,
+      postings: encodePostings(postings),
+    });
+  } catch (error) {
+    // A read-only store still opens; the next open builds them from the terms again.
+    (options.onNotice ?? console.error)(
+      `runstream: the ${field.name} postings were not stored: ${String(error)}`,
+    );
+  }
+  return postings;
+}
+
+/**
+ * A lexical field's terms in chunk order, as the arguments of `postingsFromPacked`: the
  * terms stored at ingest when they were made by the analysis in force. Chunks without usable stored
  * terms (a store written before terms were kept, or a changed analysis) are analysed now and their
  * terms stored, so the next open is fast again.

@@ -77,6 +77,33 @@ describe('persisted lexical terms', () => {
     expect((await open()).buildReport.analysedChunks).toEqual({ word: 0, ngram: 0, identifier: 0 });
   });
 
+  it('open from the postings stored whole, with the same answers as from each chunk’s terms', async () => {
+    await (await open()).ingest([KNOWLEDGE], { baseDirectory: KNOWLEDGE });
+    // The ingest's own reload stored each field's postings: an open reads no chunk's terms.
+    expect(count('SELECT count(*) AS count FROM kb_postings')).toBe(3);
+    const fromPostings = await open();
+    expect(fromPostings.buildReport.storedPostings).toEqual(['word', 'ngram', 'identifier']);
+    const stored = await answers(fromPostings);
+
+    database.exec('DELETE FROM kb_postings');
+    const fromTerms = await open();
+    expect(fromTerms.buildReport).toEqual({
+      analysedChunks: { word: 0, ngram: 0, identifier: 0 },
+      staleFields: [],
+      storedPostings: [],
+    });
+    expect(await answers(fromTerms)).toEqual(stored);
+    expect(count('SELECT count(*) AS count FROM kb_postings')).toBe(3);
+
+    // Damaged postings are not trusted: that field is built from its terms again (nothing is lost)
+    // and stored sound for the next open.
+    database.exec("UPDATE kb_postings SET postings = x'00' WHERE field = 'ngram'");
+    const repaired = await open();
+    expect(repaired.buildReport.storedPostings).toEqual(['word', 'identifier']);
+    expect(await answers(repaired)).toEqual(stored);
+    expect((await open()).buildReport.storedPostings).toEqual(['word', 'ngram', 'identifier']);
+  });
+
   it('are re-analysed, once and said so, when the text analysis changed', async () => {
     await (await open()).ingest([KNOWLEDGE], { baseDirectory: KNOWLEDGE });
     const expected = await answers(await open());
@@ -86,6 +113,8 @@ describe('persisted lexical terms', () => {
     expect(knowledgeBase.buildReport).toEqual({
       analysedChunks: { word: knowledgeBase.chunkCount, ngram: 0, identifier: 0 },
       staleFields: ['word'],
+      // The word postings were built from the old terms: rebuilt; the other fields' still hold.
+      storedPostings: ['ngram', 'identifier'],
     });
     expect(notice).toHaveBeenCalledTimes(1);
     expect(notice.mock.calls[0]?.[0]).toMatch(/word terms .* text-0:older/);
@@ -110,7 +139,17 @@ describe('persisted lexical terms', () => {
 
     unlinkSync(join(root, 'shipping.md'));
     write('returns.md', '# 退货政策\n\n签收后 15 个自然日内可申请退货。\n\n商品需保持完好且配件齐全。\n');
+    // Stored postings were built over the old rows: the ingest replaces them, and a fresh open
+    // searches the new text through them.
+    const postingsBefore = database.prepare("SELECT postings FROM kb_postings WHERE field = 'word'").get();
     await knowledgeBase.ingest([root], { baseDirectory: directory });
+    expect(database.prepare("SELECT postings FROM kb_postings WHERE field = 'word'").get()).not.toEqual(
+      postingsBefore,
+    );
+    const reopened = await open();
+    expect(reopened.buildReport.storedPostings).toEqual(['word', 'ngram', 'identifier']);
+    expect((await reopened.search('15 天退货')).hits[0]?.text).toContain('15');
+    expect((await reopened.search('发货')).hits.some((hit) => hit.docId.includes('shipping'))).toBe(false);
     expect(rowsPerChunk()).toBe(3);
     expect(
       count(

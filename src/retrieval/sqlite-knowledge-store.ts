@@ -7,6 +7,7 @@ import type {
   StoredChunk,
   StoredDocument,
   StoredFieldTerms,
+  StoredPostings,
   StoredVectorGraph,
 } from './knowledge-store.ts';
 import { PackedTermsWriter, readPackedTerms } from './term-packer.ts';
@@ -62,6 +63,15 @@ const MIGRATIONS: readonly string[] = [
      embedding_model TEXT PRIMARY KEY,
      rows_hash TEXT NOT NULL,
      graph BLOB NOT NULL
+   );`,
+  // Each lexical field's whole postings (`encodePostings`), so that an open reads one value per field
+  // instead of every chunk's terms. Valid for the chunk rows it was built over (`rows_hash`) and the
+  // analysis of the stored terms (`fingerprint`); any change to the chunks or terms deletes it.
+  `CREATE TABLE kb_postings (
+     field TEXT PRIMARY KEY,
+     fingerprint TEXT NOT NULL,
+     rows_hash TEXT NOT NULL,
+     postings BLOB NOT NULL
    );`,
 ];
 
@@ -138,7 +148,10 @@ export class SqliteKnowledgeStore implements KnowledgeStore {
     const updatePosition = database.prepare(
       'UPDATE kb_chunks SET line = ?, clause = ?, parent = ? WHERE chunk_id = ?',
     );
+    const forgetPostings = database.prepare('DELETE FROM kb_postings');
     database.transaction(() => {
+      // Built over the chunk rows as they were: any change of rows or terms makes them stale.
+      forgetPostings.run();
       for (const docId of changes.removeDocuments) removeDocument.run(docId);
       for (const chunkId of changes.removeChunks) removeChunk.run(chunkId);
       for (const document of changes.upsertDocuments) upsertDocument.run(document);
@@ -168,9 +181,38 @@ export class SqliteKnowledgeStore implements KnowledgeStore {
 
   async putTerms(changes: readonly ChunkTermsChange[]): Promise<void> {
     const database = this.#database;
+    const forgetPostings = database.prepare('DELETE FROM kb_postings WHERE field = ?');
     database.transaction(() => {
-      for (const change of changes) writeTerms(database, change);
+      for (const change of changes) {
+        forgetPostings.run(change.field);
+        writeTerms(database, change);
+      }
     })();
+  }
+
+  async loadPostings(field: string): Promise<StoredPostings | undefined> {
+    // Only postings of the analysis the stored terms have: the terms are what they were built from.
+    const row = this.#database
+      .prepare(
+        `SELECT p.fingerprint, p.rows_hash, p.postings FROM kb_postings p
+         JOIN kb_term_fields f ON f.field = p.field AND f.fingerprint = p.fingerprint
+         WHERE p.field = ?`,
+      )
+      .get(field) as { fingerprint: string; rows_hash: string; postings: Buffer } | undefined;
+    return row === undefined
+      ? undefined
+      : { fingerprint: row.fingerprint, rowsHash: row.rows_hash, postings: row.postings };
+  }
+
+  async savePostings(field: string, postings: StoredPostings): Promise<void> {
+    const { buffer, byteOffset, byteLength } = postings.postings;
+    this.#database
+      .prepare(
+        `INSERT INTO kb_postings (field, fingerprint, rows_hash, postings) VALUES (?, ?, ?, ?)
+         ON CONFLICT(field) DO UPDATE SET fingerprint = excluded.fingerprint,
+           rows_hash = excluded.rows_hash, postings = excluded.postings`,
+      )
+      .run(field, postings.fingerprint, postings.rowsHash, Buffer.from(buffer, byteOffset, byteLength));
   }
 
   async loadVectorGraph(embeddingModel: string): Promise<StoredVectorGraph | undefined> {

@@ -1,5 +1,5 @@
-import { readPackedTerms } from '../term-packer.ts';
 import { extractIdentifiers } from './extract-identifiers.ts';
+import type { InvertedIndexPostings } from './inverted-index.ts';
 import { type LaneHit, selectTop } from './select-top.ts';
 
 /**
@@ -20,23 +20,15 @@ export class IdentifierIndex {
   }
 
   /**
-   * The same index from identifiers stored by `TermPacker` (see `InvertedIndex.fromPackedTerms`):
-   * no regular expression runs over 100,000 clauses at open.
+   * The same index from postings (stored or built by `postingsFromPacked`): each identifier's
+   * chunks in chunk order, as the other constructors leave them.
    */
-  static fromPackedTerms(
-    size: number,
-    dictionary: readonly (string | undefined)[],
-    packedOf: (chunk: number) => Uint8Array,
-  ): IdentifierIndex {
+  static fromPostings(postings: InvertedIndexPostings): IdentifierIndex {
     const index = new IdentifierIndex([]);
-    for (let chunk = 0; chunk < size; chunk += 1) {
-      readPackedTerms(packedOf(chunk), (id) => {
-        const identifier = dictionary[id];
-        if (identifier === undefined) throw new RangeError(`term id ${id} is not in the dictionary`);
-        const chunks = index.#chunksByIdentifier.get(identifier);
-        if (chunks === undefined) index.#chunksByIdentifier.set(identifier, [chunk]);
-        else chunks.push(chunk);
-      });
+    for (const [identifier, id] of postings.termIds) {
+      const start = postings.offsets[id] as number;
+      const end = postings.offsets[id + 1] as number;
+      index.#chunksByIdentifier.set(identifier, Array.from(postings.postingChunks.subarray(start, end)));
     }
     return index;
   }

@@ -249,12 +249,12 @@ function postingsFromTerms(
 }
 
 /**
- * Postings from packed stored terms, in two passes over the packed bytes and no intermediate
+ * Postings from packed stored terms (see `TermPacker`), in two passes over the packed bytes and no intermediate
  * triples: the first gives each stored id this index's id on first sight (the same order as
  * `postingsFromTerms`, so every floating-point sum comes out the same) and counts document
  * frequencies; the second drops each posting straight into its place.
  */
-function postingsFromPacked(
+export function postingsFromPacked(
   size: number,
   dictionary: readonly (string | undefined)[],
   packedOf: (chunk: number) => Uint8Array,
