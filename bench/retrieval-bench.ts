@@ -92,7 +92,7 @@ async function main(): Promise<void> {
       return `${median.seconds.toFixed(2)} s median of ${walls} s · ${median.cpuSeconds.toFixed(2)} s CPU · ${median.liveMegabytes.toFixed(0)} MB of heap and typed arrays · ${median.analysed} chunks re-analysed · vector lane ${median.vectorSearch}`;
     };
     console.log(
-      `cold open from the file, offline default (chunks and stored terms → exact, n-gram and BM25 indexes): ${coldOpen()}`,
+      `cold open from the file, offline default (chunks and stored postings → exact, n-gram and BM25 indexes): ${coldOpen()}`,
     );
     console.log(
       `cold open with the vector lane as well (+ vectors and the stored graph): ${coldOpen('hashed')}`,
