@@ -78,9 +78,14 @@ describe('persisted lexical terms', () => {
   });
 
   it('open from the postings stored whole, with the same answers as from each chunk’s terms', async () => {
-    await (await open()).ingest([KNOWLEDGE], { baseDirectory: KNOWLEDGE });
+    const ingesting = await open();
+    await ingesting.ingest([KNOWLEDGE], { baseDirectory: KNOWLEDGE });
     // The ingest's own reload stored each field's postings: an open reads no chunk's terms.
     expect(count('SELECT count(*) AS count FROM kb_postings')).toBe(3);
+    expect(ingesting.buildReport.storedPostings).toEqual([]);
+    // An ingest that changes nothing keeps them: its reload reads them.
+    await ingesting.ingest([KNOWLEDGE], { baseDirectory: KNOWLEDGE });
+    expect(ingesting.buildReport.storedPostings).toEqual(['word', 'ngram', 'identifier']);
     const fromPostings = await open();
     expect(fromPostings.buildReport.storedPostings).toEqual(['word', 'ngram', 'identifier']);
     const stored = await answers(fromPostings);

@@ -149,9 +149,16 @@ export class SqliteKnowledgeStore implements KnowledgeStore {
       'UPDATE kb_chunks SET line = ?, clause = ?, parent = ? WHERE chunk_id = ?',
     );
     const forgetPostings = database.prepare('DELETE FROM kb_postings');
+    // Built over the chunk rows and terms as they were: any change of those makes them stale. New
+    // vectors alone do not (nor does an ingest that changed nothing).
+    const changesLexicalIndex =
+      changes.upsertDocuments.length > 0 ||
+      changes.removeDocuments.length > 0 ||
+      changes.putChunks.length > 0 ||
+      changes.removeChunks.length > 0 ||
+      (changes.putTerms?.length ?? 0) > 0;
     database.transaction(() => {
-      // Built over the chunk rows as they were: any change of rows or terms makes them stale.
-      forgetPostings.run();
+      if (changesLexicalIndex) forgetPostings.run();
       for (const docId of changes.removeDocuments) removeDocument.run(docId);
       for (const chunkId of changes.removeChunks) removeChunk.run(chunkId);
       for (const document of changes.upsertDocuments) upsertDocument.run(document);
