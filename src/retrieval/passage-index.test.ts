@@ -74,6 +74,14 @@ describe('PassageIndex', () => {
     }
   });
 
+  it('keeps the best match’s next clause before a weaker match further away', () => {
+    // The question names the type code; the answer (sent to the e-mail) is the next sentence. A
+    // weaker match at the passage's end would take its place under the cap.
+    const context = passages.context([0, 4], 29);
+    expect(context.text).toBe(`类型代码 02 为电子普通发票。开具后发送到下单邮箱。${CONTEXT_ELLIPSIS}`);
+    expect(context.highlights).toEqual([{ start: 0, end: chunks[0]?.text.length }]);
+  });
+
   it('gives a clause with a line break of its own one source line per line of the context', () => {
     const context = passages.context([8], 1_000);
     expect(context.lines).toHaveLength(context.text.split('\n').length);

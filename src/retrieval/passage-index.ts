@@ -87,6 +87,12 @@ export class PassageIndex {
     if (whole <= maxChars) {
       selected.fill(1);
     } else {
+      // The best clause with the sentence on each side first: the answer is most often the clause
+      // next to the one that matched (a definition, then what follows from it). Then the other
+      // clauses of the passage that matched.
+      take(primary);
+      if (primary + 1 < end) take(primary + 1);
+      if (primary - 1 >= start) take(primary - 1);
       for (const position of matched) if (position >= start && position < end) take(position);
       let low = end;
       let high = start - 1;
