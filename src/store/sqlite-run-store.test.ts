@@ -214,6 +214,7 @@ describe('SqliteRunStore on a file', () => {
       'kb_chunk_terms',
       'kb_chunks',
       'kb_documents',
+      'kb_postings',
       'kb_schema',
       'kb_term_fields',
       'kb_terms',
