@@ -21,6 +21,7 @@ import {
 } from './reciprocal-rank-fusion.ts';
 import { RetrievalError } from './retrieval-error.ts';
 import { defaultTextAnalyzer, stripQuestionForm, type TextAnalyzer } from './text/index.ts';
+import { unknownWords } from './unknown-words.ts';
 
 export interface SearchFilter {
   docIds?: readonly string[];
@@ -361,19 +362,6 @@ function filterPredicate(index: LoadedIndex, filter: SearchFilter): (chunk: numb
     const kind = index.documents.get(chunk.docId)?.kind;
     return !(kinds && (kind === undefined || !kinds.has(kind)));
   };
-}
-
-/**
- * The question's Chinese words no clause has, longest only: 一会儿 rather than its pieces 一会 and 会儿
- * (the keyword analysis yields both), whose own glosses would stray from what was asked.
- */
-function unknownWords(index: LoadedIndex, words: readonly string[]): string[] {
-  const unknown = [
-    ...new Set(
-      words.filter((word) => /^\p{Script=Han}{2,}$/u.test(word) && index.words.documentFrequency(word) === 0),
-    ),
-  ];
-  return unknown.filter((word) => !unknown.some((other) => other !== word && other.includes(word)));
 }
 
 /** BM25's idf (Lucene's, as the keyword lane uses) of a word no clause has, in a corpus of `size`. */
