@@ -58,9 +58,9 @@ export function orderByIdentifierScope(
 /**
  * An identifier names what the question is about more often than it holds the answer: 「FM-SEA-0508
  * 解冻后还能再冷冻吗」 is answered on that product's page by a clause that does not repeat the SKU. So
- * the clauses that hold an identifier asked for, and the clauses of the same documents that hold no
- * other identifier, come first, in fused order; then the rest. A clause naming another identifier (a
- * near miss: NS-X2-BLK-L for NS-X2-BLK-M) never outranks one in scope.
+ * the clauses that hold an identifier asked for, and the clauses of the same documents that name no
+ * rival of it (`isRival`), come first, in fused order; then the rest. A clause naming a near miss
+ * (NS-X2-BLK-L for NS-X2-BLK-M) never outranks one in scope; one citing a policy code still can.
  */
 function scopedByIdentifier(
   index: LoadedIndex,
@@ -68,11 +68,10 @@ function scopedByIdentifier(
   fused: readonly FusedHit[],
   asked: readonly string[],
 ): FusedHit[] {
-  const wanted = new Set(asked);
   const inScope = (hit: FusedHit) =>
     hit.lanes.exact !== undefined ||
-    extractIdentifiers((index.chunks[hit.index] as StoredChunk).indexText).every((identifier) =>
-      wanted.has(identifier),
+    !extractIdentifiers((index.chunks[hit.index] as StoredChunk).indexText).some((identifier) =>
+      asked.some((wanted) => isRival(identifier, wanted)),
     );
   const first = scoped.filter(inScope);
   const taken = new Set(first.map((hit) => hit.index));
@@ -116,4 +115,26 @@ function namesItsDocument(index: LoadedIndex, hit: LaneHit, asked: readonly stri
   return (
     held.length > 0 && held.every((identifier) => index.namedBy.get(identifier)?.has(chunk.docId) === true)
   );
+}
+
+/**
+ * Whether `other`, held by a clause, names another thing of the kind `asked` names: a near miss,
+ * not a reference. NS-X2-BLK-L and NS-X2-WHT-M are rivals of NS-X2-BLK-M (the same line, another
+ * item), as FM-CPN-NEW20 is of FM-CPN-SEA15. A variant of the item asked about (PP-LT-0207-O for
+ * PP-LT-0207) or the item a variant belongs to is not, nor is a code of another kind that the clause
+ * cites (PP-POL-DLV-01 on the page of PP-LT-0207: 「整箱超过 10kg，会按 PP-POL-DLV-01 收取重货附加费」
+ * answers a question about PP-LT-0207). Codes share their first group (the shop's prefix) with any
+ * other of the shop; a rival shares one more, or, for a code of two groups (HL-1001), the first.
+ * A code without groups (an order number) and any other code are rivals, since nothing tells their
+ * kinds apart.
+ */
+export function isRival(other: string, asked: string): boolean {
+  if (other === asked || other.startsWith(`${asked}-`) || asked.startsWith(`${other}-`)) return false;
+  const otherGroups = other.split('-');
+  const askedGroups = asked.split('-');
+  if (otherGroups.length < 2 || askedGroups.length < 2) return true;
+  let shared = 0;
+  const comparable = Math.min(otherGroups.length, askedGroups.length);
+  while (shared < comparable && otherGroups[shared] === askedGroups[shared]) shared += 1;
+  return shared >= Math.min(2, askedGroups.length - 1);
 }
