@@ -90,6 +90,29 @@ describe('runstream kb', () => {
     const keywordsOnly = await runstream('kb', 'search', '七天能退吗', '--json', '--weights', 'ngram=0');
     for (const line of keywordsOnly.stdout.trim().split('\n'))
       expect(JSON.parse(line).lanes.ngram).toBeUndefined();
+    // Ranks alone with --score-share 0: each score is Σ weight / (60 + rank) over the hit's lanes; by
+    // default the lanes' relative scores add to it.
+    const rankOnly = await runstream('kb', 'search', '七天能退吗', '--json', '--score-share', '0');
+    const withShare = await runstream('kb', 'search', '七天能退吗', '--json');
+    const defaultWeights: Record<string, number> = { exact: 2, ngram: 1, bm25: 0.3 };
+    const parsed = (output: string) =>
+      output
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { score: number; lanes: Record<string, { rank: number }> });
+    for (const hit of parsed(rankOnly.stdout)) {
+      const ranks = Object.entries(hit.lanes).reduce(
+        (sum, [lane, { rank }]) => sum + (defaultWeights[lane] ?? 0) / (60 + rank),
+        0,
+      );
+      expect(hit.score).toBeCloseTo(ranks, 12);
+    }
+    const [topWithShare] = parsed(withShare.stdout);
+    const rankPart = Object.entries(topWithShare?.lanes ?? {}).reduce(
+      (sum, [lane, { rank }]) => sum + (defaultWeights[lane] ?? 0) / (60 + rank),
+      0,
+    );
+    expect(topWithShare?.score).toBeGreaterThan(rankPart);
     // English through the glossary alone, for comparison with the CC-CEDICT lexicon: the flag is
     // honoured when the same question then finds other passages.
     const english = 'How do I measure my foot length?';
@@ -130,6 +153,7 @@ describe('runstream kb', () => {
       [['kb', 'search', 'x', '--context-chars', '0'], 2, /--context-chars must be an integer/],
       [['kb', 'search', 'x', '--weights', 'bm25=-1'], 2, /--weights takes lane=weight pairs/],
       [['kb', 'search', 'x', '--weights', 'rerank=1'], 2, /--weights takes lane=weight pairs/],
+      [['kb', 'search', 'x', '--score-share', '1.5'], 2, /--score-share takes a number from 0 to 1/],
       [['kb', 'search', 'x', '--synonyms', badTable], 1, /bad-table\.txt: synonym table line 2 is malformed/],
       [['kb', 'frobnicate'], 2, /unknown kb subcommand/],
     ] as const;

@@ -30,6 +30,8 @@ Options:
   --synonyms <file>      a domain's synonym table (e.g. src/domains/novashop/synonyms.txt), added to
                          the general analyser for search and eval (default: $RUNSTREAM_SYNONYMS or none)
   --weights <lane=w,…>   search and eval: fusion weights of exact, ngram, bm25, pinyin, vector (0 = off)
+  --score-share <0–1>    search and eval: how much of each lane's relative score joins its rank in the
+                         fusion (default 0.2; 0 = ranks alone, for comparison)
   --no-english-lexicon   search and eval: English words through the general glossary only, not
                          through CC-CEDICT's glosses of the knowledge base's words (for comparison)
   --no-paraphrase        search and eval: a question's words the knowledge base lacks stay as they are,
@@ -49,6 +51,7 @@ export async function kbCommand(
       'top-k': { type: 'string' },
       'context-chars': { type: 'string' },
       weights: { type: 'string' },
+      'score-share': { type: 'string' },
       json: { type: 'boolean', default: false },
       'no-english-lexicon': { type: 'boolean', default: false },
       'no-paraphrase': { type: 'boolean', default: false },
@@ -94,6 +97,7 @@ export async function kbCommand(
         const knowledge = await openKnowledgeBase(database, process.env, {
           ...analyzerOptions,
           ...parseWeights(values.weights),
+          ...parseScoreShare(values['score-share']),
         });
         if (knowledge.chunkCount === 0) {
           throw new RetrievalError(
@@ -127,6 +131,7 @@ export async function kbCommand(
         const knowledge = await openKnowledgeBase(database, process.env, {
           ...analyzerOptions,
           ...parseWeights(values.weights),
+          ...parseScoreShare(values['score-share']),
         });
         if (knowledge.chunkCount === 0) {
           throw new RetrievalError(
@@ -220,6 +225,14 @@ function parseWeights(value: string | undefined): {
     weights[lane as (typeof LANES)[number]] = number;
   }
   return { weights };
+}
+
+function parseScoreShare(value: string | undefined): { fusionScoreShare?: number } {
+  if (value === undefined) return {};
+  const share = Number(value);
+  if (value.trim() === '' || !Number.isFinite(share) || share < 0 || share > 1)
+    throw new UsageError(`--score-share takes a number from 0 to 1, got "${value}"`);
+  return { fusionScoreShare: share };
 }
 
 function parseContextChars(value: string | undefined): number | undefined {

@@ -122,6 +122,11 @@ export interface KnowledgeBaseOptions {
   /** Reciprocal rank fusion constant. Default 60. */
   rrfK?: number;
   /**
+   * How much of each lane's relative score joins its rank in the fusion, 0 to 1
+   * (`FusionOptions.scoreShare`); 0 is pure rank fusion. Default {@link DEFAULT_FUSION_SCORE_SHARE}.
+   */
+  fusionScoreShare?: number;
+  /**
    * Below this top keyword score (and without an exact match) evidence is low. Default
    * {@link DEFAULT_LOW_EVIDENCE_SCORE}; `kb eval` prints the best threshold for a labelled set.
    */
@@ -323,7 +328,7 @@ export class KnowledgeBase {
 
     const fused = reciprocalRankFusion(lanes, weights, {
       k: this.#options.rrfK ?? 60,
-      scoreShare: DEFAULT_FUSION_SCORE_SHARE,
+      scoreShare: this.#options.fusionScoreShare ?? DEFAULT_FUSION_SCORE_SHARE,
     });
     // An identifier asked for scopes the question to the documents that hold it.
     const ordered =
