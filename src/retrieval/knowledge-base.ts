@@ -172,6 +172,11 @@ export const DEFAULT_LANE_WEIGHTS: Readonly<Record<LaneName, number>> = {
  * 0.35 on, FreshMart's R@1 falls (docs/retrieval.md, change 15).
  */
 export const DEFAULT_FUSION_SCORE_SHARE = 0.2;
+/**
+ * How much a word the question gains by paraphrase counts in the lexical lanes, against 1 for the
+ * question's own words (docs/retrieval.md, change 17).
+ */
+export const PARAPHRASE_WEIGHT = 0.5;
 /** Fitted on the NovaShop dev set (Youden's J); see docs/retrieval.md for both sets' counts. */
 export const DEFAULT_LOW_EVIDENCE_SCORE = 0.9;
 /**
@@ -298,19 +303,32 @@ export class KnowledgeBase {
     const ownWords = analyzer.analyze([corrected, ...translations].join(' '));
     const unknown = this.#options.paraphrases === false ? [] : unknownWords(index, ownWords);
     const paraphrases = unknown.length > 0 ? index.englishLexicon().paraphrase(unknown) : [];
-    const lexicalQuery = [corrected, ...translations, ...paraphrases].join(' ');
+    const ownQuery = [corrected, ...translations].join(' ');
+    const lexicalQuery = [ownQuery, ...paraphrases].join(' ');
+    // A paraphrase is the dictionary's guess at what the shopper meant; the shopper's own words, a
+    // code above all, weigh more (「洗衣机显示 E4」: 显示 becomes 打开, which must not outweigh E4).
+    const ownNgrams = paraphrases.length > 0 ? new Set(analyzer.characterNgrams(ownQuery)) : undefined;
+    const ownWordSet = paraphrases.length > 0 ? new Set(ownWords) : undefined;
+    const ngramWeight = ownNgrams && ((term: string) => (ownNgrams.has(term) ? 1 : PARAPHRASE_WEIGHT));
+    const wordWeight = ownWordSet && ((term: string) => (ownWordSet.has(term) ? 1 : PARAPHRASE_WEIGHT));
     const lanes: Partial<Record<LaneName, LaneHit[]>> = {};
     const identifiers = extractIdentifiers(trimmed);
     if (weights.exact > 0 && identifiers.length > 0)
       lanes.exact = index.identifiers.search(identifiers, depth, allowed);
     // Always computed: its top cosine is the low-evidence signal, even when the lane's weight is 0.
-    const ngramHits = index.ngrams.cosine(analyzer.characterNgrams(lexicalQuery), depth, allowed);
+    const ngramHits = index.ngrams.cosine(
+      analyzer.characterNgrams(lexicalQuery),
+      depth,
+      allowed,
+      ngramWeight,
+    );
     if (weights.ngram > 0) lanes.ngram = ngramHits;
     // Always computed, like the n-gram lane: its top score is the low-evidence signal.
     const keywordHits = index.words.bm25(
       paraphrases.length === 0 ? ownWords : [...ownWords, ...analyzer.analyze(paraphrases.join(' '))],
       depth,
       allowed,
+      wordWeight,
     );
     if (weights.bm25 > 0) lanes.bm25 = keywordHits;
     const evidenceHits = paraphrases.length === 0 ? keywordHits : index.words.bm25(ownWords, 1, allowed);

@@ -40,3 +40,30 @@ describe('InvertedIndex.fromPackedTerms', () => {
     expect(stored.bm25(['t299', 't0'], 1)).toEqual(analysed.bm25(['t299', 't0'], 1));
   });
 });
+
+describe('query term weights', () => {
+  const chunks = [
+    ['显示', '打开', '水龙头'],
+    ['e4', '水位', '故障'],
+    ['保修', '三', '年'],
+  ];
+  const index = new InvertedIndex(chunks.length, (chunk) => chunks[chunk] ?? []);
+
+  it('a weight of 1 changes nothing, in either lane', () => {
+    const query = ['e4', '打开'];
+    const one = () => 1;
+    expect(index.bm25(query, 3, undefined, one)).toEqual(index.bm25(query, 3));
+    expect(index.cosine(query, 3, undefined, one)).toEqual(index.cosine(query, 3));
+  });
+
+  it('scales a term: a half-weighted term no longer ties a full one', () => {
+    const query = ['e4', '打开'];
+    // Equal document frequency and length: unweighted, the two chunks tie and insertion order wins.
+    expect(index.bm25(query, 2).map((hit) => hit.index)).toEqual([0, 1]);
+    const half = (term: string) => (term === '打开' ? 0.5 : 1);
+    const bm25 = index.bm25(query, 2, undefined, half);
+    expect(bm25.map((hit) => hit.index)).toEqual([1, 0]);
+    expect(bm25[1]?.score).toBeCloseTo((index.bm25(['打开'], 1)[0]?.score ?? 0) / 2, 12);
+    expect(index.cosine(query, 2, undefined, half).map((hit) => hit.index)).toEqual([1, 0]);
+  });
+});

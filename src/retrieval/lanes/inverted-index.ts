@@ -100,8 +100,16 @@ export class InvertedIndex {
     return this.#postingChunks.length;
   }
 
-  /** Okapi BM25 (k1 = 1.2, b = 0.75) with the non-negative idf of Lucene. */
-  bm25(queryTerms: readonly string[], limit: number, allowed?: (chunk: number) => boolean): LaneHit[] {
+  /**
+   * Okapi BM25 (k1 = 1.2, b = 0.75) with the non-negative idf of Lucene. `termWeight` scales a query
+   * term's contribution (default 1): a word the question only gains by paraphrase counts less.
+   */
+  bm25(
+    queryTerms: readonly string[],
+    limit: number,
+    allowed?: (chunk: number) => boolean,
+    termWeight?: (term: string) => number,
+  ): LaneHit[] {
     const k1 = 1.2;
     const b = 0.75;
     const averageLength = this.#averageLength || 1;
@@ -112,7 +120,9 @@ export class InvertedIndex {
       const start = this.#offsets[id] as number;
       const end = this.#offsets[id + 1] as number;
       const frequencyOfTerm = end - start;
-      const idf = Math.log(1 + (this.size - frequencyOfTerm + 0.5) / (frequencyOfTerm + 0.5));
+      const idf =
+        Math.log(1 + (this.size - frequencyOfTerm + 0.5) / (frequencyOfTerm + 0.5)) *
+        (termWeight?.(term) ?? 1);
       for (let position = start; position < end; position += 1) {
         const chunk = this.#postingChunks[position] as number;
         const frequency = this.#postingFrequencies[position] as number;
@@ -128,9 +138,14 @@ export class InvertedIndex {
   /**
    * Cosine of sub-linear tf-idf vectors. Scores are comparable across queries (0 to 1), which is what
    * the low-evidence signal needs: the top hit's cosine says how much of the question the best
-   * clause covers.
+   * clause covers. `termWeight` scales a query term's weight (default 1), as in `bm25`.
    */
-  cosine(queryTerms: readonly string[], limit: number, allowed?: (chunk: number) => boolean): LaneHit[] {
+  cosine(
+    queryTerms: readonly string[],
+    limit: number,
+    allowed?: (chunk: number) => boolean,
+    termWeight?: (term: string) => number,
+  ): LaneHit[] {
     const queryCounts = new Map<string, number>();
     for (const term of queryTerms) queryCounts.set(term, (queryCounts.get(term) ?? 0) + 1);
     let queryNorm = 0;
@@ -139,14 +154,14 @@ export class InvertedIndex {
       const id = this.#termIds.get(term);
       if (id === undefined) {
         // Terms no chunk contains still make the question longer: they count against every match.
-        const unseen = (1 + Math.log(count)) * this.#idf(0);
+        const unseen = (1 + Math.log(count)) * this.#idf(0) * (termWeight?.(term) ?? 1);
         queryNorm += unseen * unseen;
         continue;
       }
       const start = this.#offsets[id] as number;
       const end = this.#offsets[id + 1] as number;
       const idf = this.#idf(end - start);
-      const queryWeight = (1 + Math.log(count)) * idf;
+      const queryWeight = (1 + Math.log(count)) * idf * (termWeight?.(term) ?? 1);
       queryNorm += queryWeight * queryWeight;
       const scale = queryWeight * idf;
       for (let position = start; position < end; position += 1) {

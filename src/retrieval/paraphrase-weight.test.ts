@@ -1,0 +1,57 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Database } from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openDatabase } from '../store/index.ts';
+import { KnowledgeBase } from './knowledge-base.ts';
+import { SqliteKnowledgeStore } from './sqlite-knowledge-store.ts';
+
+describe('a paraphrase weighs less than the question’s own words', () => {
+  let directory: string;
+  let database: Database;
+
+  beforeEach(() => {
+    directory = mkdtempSync(join(tmpdir(), 'runstream-paraphrase-'));
+    database = openDatabase(join(directory, 'runstream.db'));
+  });
+
+  afterEach(() => {
+    database.close();
+    rmSync(directory, { recursive: true, force: true });
+  });
+
+  it('an error code the shopper quotes outranks the clause holding the paraphrase of another word', async () => {
+    mkdirSync(join(directory, 'knowledge'));
+    writeFileSync(
+      join(directory, 'knowledge', 'washer.md'),
+      [
+        '# 滚筒洗衣机',
+        '',
+        '## 故障代码',
+        '',
+        '| 代码 | 含义 | 处理方法 |',
+        '| --- | --- | --- |',
+        '| E1 | 进水超时 | 检查水龙头是否打开、进水管是否弯折 |',
+        '| E2 | 排水超时 | 清理排水泵过滤器 |',
+        '| E4 | 水位传感器故障 | 请联系售后上门检修 |',
+        '',
+        '## 保修',
+        '',
+        '整机保修 3 年，电机保修 10 年。',
+        '',
+      ].join('\n'),
+    );
+    const knowledge = await KnowledgeBase.open({ store: new SqliteKnowledgeStore(database) });
+    await knowledge.ingest([join(directory, 'knowledge')], { baseDirectory: directory });
+    // No clause says 显示; CC-CEDICT glosses it as 打开 does ("to show"), and only the E1 row holds 打开.
+    // At full weight that paraphrase outweighed E4 itself and the E1 row came first.
+    const { hits } = await knowledge.search('洗衣机显示 E4', { topK: 1 });
+    expect(hits[0]?.text).toContain('E4');
+    const without = await KnowledgeBase.open({
+      store: new SqliteKnowledgeStore(database),
+      paraphrases: false,
+    });
+    expect((await without.search('洗衣机显示 E4', { topK: 1 })).hits[0]?.text).toContain('E4');
+  });
+});
