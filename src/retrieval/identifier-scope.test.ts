@@ -95,4 +95,28 @@ describe('the scope of an identifier in a search', () => {
     const nearMiss = hits.findIndex((hit) => hit.text.includes('PP-LT-0309'));
     expect(nearMiss === -1 || nearMiss >= 2).toBe(true);
   });
+
+  it('a question quoting two codes of one line finds the clause that holds both, not a third code of the line', async () => {
+    write(
+      'products/milk FM-DRY-0107 FM-DRY-0108.md',
+      [
+        '# 鲜牛奶 FM-DRY-0107 / FM-DRY-0108',
+        '',
+        '## 保存',
+        '',
+        'FM-DRY-0107 与 FM-DRY-0108 均需 2–6℃ 冷藏保存。',
+        '',
+        '## 饮用',
+        '',
+        '开封后请在 48 小时内喝完。',
+        '',
+      ].join('\n'),
+    );
+    write('products/yogurt.md', '# 酸奶 FM-DRY-0201\n\n## 保存\n\nFM-DRY-0201 需冷藏保存。\n');
+    const knowledge = await KnowledgeBase.open({ store: new SqliteKnowledgeStore(database) });
+    await knowledge.ingest([join(directory, 'knowledge')], { baseDirectory: directory });
+    const { hits } = await knowledge.search('FM-DRY-0107 和 FM-DRY-0108 要冷藏吗', { topK: 2 });
+    expect(hits[0]?.text).toBe('FM-DRY-0107 与 FM-DRY-0108 均需 2–6℃ 冷藏保存。');
+    expect(hits.every((hit) => hit.docId !== 'knowledge/products/yogurt.md')).toBe(true);
+  });
 });

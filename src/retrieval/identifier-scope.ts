@@ -72,8 +72,10 @@ function scopedByIdentifier(
 ): FusedHit[] {
   const inScope = (hit: FusedHit) =>
     hit.lanes.exact !== undefined ||
-    !extractIdentifiers((index.chunks[hit.index] as StoredChunk).indexText).some((identifier) =>
-      asked.some((wanted) => isRival(identifier, wanted)),
+    !extractIdentifiers((index.chunks[hit.index] as StoredChunk).indexText).some(
+      // A code the question asks for is never a rival, even of another it asks for (FM-CPN-NEW20 and
+      // FM-CPN-SEA15 in one question).
+      (identifier) => !asked.includes(identifier) && asked.some((wanted) => isRival(identifier, wanted)),
     );
   const first = scoped.filter(inScope);
   const taken = new Set(first.map((hit) => hit.index));
