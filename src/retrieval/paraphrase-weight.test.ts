@@ -44,7 +44,7 @@ describe('a paraphrase weighs less than the question’s own words', () => {
     );
     const knowledge = await KnowledgeBase.open({ store: new SqliteKnowledgeStore(database) });
     await knowledge.ingest([join(directory, 'knowledge')], { baseDirectory: directory });
-    // No clause says 显示; CC-CEDICT glosses it as 打开 does ("to show"), and only the E1 row holds 打开.
+    // No clause says 显示; CC-CEDICT glosses it and 打开 alike ("to show"), and only the E1 row holds 打开.
     // At full weight that paraphrase outweighed E4 itself and the E1 row came first.
     const { hits } = await knowledge.search('洗衣机显示 E4', { topK: 1 });
     expect(hits[0]?.text).toContain('E4');
