@@ -1,12 +1,9 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Database } from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase } from '../store/index.ts';
+import { describe, expect, it } from 'vitest';
 import { isRival } from './identifier-scope.ts';
 import { KnowledgeBase } from './knowledge-base.ts';
 import { SqliteKnowledgeStore } from './sqlite-knowledge-store.ts';
+import { temporaryKnowledgeDirectory } from './test-support/index.ts';
 
 describe('isRival', () => {
   it('is another item of the same line', () => {
@@ -33,24 +30,8 @@ describe('isRival', () => {
 });
 
 describe('the scope of an identifier in a search', () => {
-  let directory: string;
-  let database: Database;
-
-  beforeEach(() => {
-    directory = mkdtempSync(join(tmpdir(), 'runstream-scope-'));
-    database = openDatabase(join(directory, 'runstream.db'));
-  });
-
-  afterEach(() => {
-    database.close();
-    rmSync(directory, { recursive: true, force: true });
-  });
-
-  function write(relativePath: string, content: string): void {
-    const path = join(directory, 'knowledge', relativePath);
-    mkdirSync(join(path, '..'), { recursive: true });
-    writeFileSync(path, content);
-  }
+  const temporary = temporaryKnowledgeDirectory('runstream-scope-');
+  const { write } = temporary;
 
   it("keeps a product page's clause that cites a policy code in the product's scope, and a near miss out", async () => {
     write(
@@ -80,8 +61,8 @@ describe('the scope of an identifier in a search', () => {
       'policies/delivery.md',
       '# 发货与运费规则（PP-POL-DLV-01）\n\n## 重货附加费\n\n单个包裹超过 10kg 的，超出部分每公斤加收 2 元。\n',
     );
-    const knowledge = await KnowledgeBase.open({ store: new SqliteKnowledgeStore(database) });
-    await knowledge.ingest([join(directory, 'knowledge')], { baseDirectory: directory });
+    const knowledge = await KnowledgeBase.open({ store: new SqliteKnowledgeStore(temporary.database) });
+    await knowledge.ingest([join(temporary.directory, 'knowledge')], { baseDirectory: temporary.directory });
     const { hits } = await knowledge.search('PP-LT-0207 买整箱的话要另外加运费吗', { topK: 3 });
     // Without the citation rule the product's own answer falls behind every clause of its page that
     // holds no code at all (here both others), whatever the words say.
@@ -113,8 +94,8 @@ describe('the scope of an identifier in a search', () => {
       ].join('\n'),
     );
     write('products/yogurt.md', '# 酸奶 FM-DRY-0201\n\n## 保存\n\nFM-DRY-0201 需冷藏保存。\n');
-    const knowledge = await KnowledgeBase.open({ store: new SqliteKnowledgeStore(database) });
-    await knowledge.ingest([join(directory, 'knowledge')], { baseDirectory: directory });
+    const knowledge = await KnowledgeBase.open({ store: new SqliteKnowledgeStore(temporary.database) });
+    await knowledge.ingest([join(temporary.directory, 'knowledge')], { baseDirectory: temporary.directory });
     const { hits } = await knowledge.search('FM-DRY-0107 和 FM-DRY-0108 要冷藏吗', { topK: 2 });
     expect(hits[0]?.text).toBe('FM-DRY-0107 与 FM-DRY-0108 均需 2–6℃ 冷藏保存。');
     expect(hits.every((hit) => hit.docId !== 'knowledge/products/yogurt.md')).toBe(true);

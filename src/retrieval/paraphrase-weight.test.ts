@@ -1,30 +1,15 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Database } from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase } from '../store/index.ts';
+import { describe, expect, it } from 'vitest';
 import { KnowledgeBase } from './knowledge-base.ts';
 import { SqliteKnowledgeStore } from './sqlite-knowledge-store.ts';
+import { temporaryKnowledgeDirectory } from './test-support/index.ts';
 
 describe('a paraphrase weighs less than the question’s own words', () => {
-  let directory: string;
-  let database: Database;
-
-  beforeEach(() => {
-    directory = mkdtempSync(join(tmpdir(), 'runstream-paraphrase-'));
-    database = openDatabase(join(directory, 'runstream.db'));
-  });
-
-  afterEach(() => {
-    database.close();
-    rmSync(directory, { recursive: true, force: true });
-  });
+  const temporary = temporaryKnowledgeDirectory('runstream-paraphrase-');
 
   it('an error code the shopper quotes outranks the clause holding the paraphrase of another word', async () => {
-    mkdirSync(join(directory, 'knowledge'));
-    writeFileSync(
-      join(directory, 'knowledge', 'washer.md'),
+    temporary.write(
+      'washer.md',
       [
         '# 滚筒洗衣机',
         '',
@@ -42,14 +27,14 @@ describe('a paraphrase weighs less than the question’s own words', () => {
         '',
       ].join('\n'),
     );
-    const knowledge = await KnowledgeBase.open({ store: new SqliteKnowledgeStore(database) });
-    await knowledge.ingest([join(directory, 'knowledge')], { baseDirectory: directory });
+    const knowledge = await KnowledgeBase.open({ store: new SqliteKnowledgeStore(temporary.database) });
+    await knowledge.ingest([join(temporary.directory, 'knowledge')], { baseDirectory: temporary.directory });
     // No clause says 显示; CC-CEDICT glosses it and 打开 alike ("to show"), and only the E1 row holds 打开.
     // At full weight that paraphrase outweighed E4 itself and the E1 row came first.
     const { hits } = await knowledge.search('洗衣机显示 E4', { topK: 1 });
     expect(hits[0]?.text).toContain('E4');
     const without = await KnowledgeBase.open({
-      store: new SqliteKnowledgeStore(database),
+      store: new SqliteKnowledgeStore(temporary.database),
       paraphrases: false,
     });
     expect((await without.search('洗衣机显示 E4', { topK: 1 })).hits[0]?.text).toContain('E4');

@@ -1,11 +1,9 @@
-import { mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Database } from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { openDatabase } from '../store/index.ts';
+import { describe, expect, it, vi } from 'vitest';
 import { KnowledgeBase } from './knowledge-base.ts';
 import { SqliteKnowledgeStore } from './sqlite-knowledge-store.ts';
+import { temporaryKnowledgeDirectory } from './test-support/index.ts';
 import { createTextAnalyzer } from './text/index.ts';
 
 // The shop's own knowledge and questions: a real corpus, small enough to analyse in a test.
@@ -20,21 +18,13 @@ const QUESTIONS = [
   '积分什么时候到账',
 ];
 
-let directory: string;
-let database: Database;
-
-beforeEach(() => {
-  directory = mkdtempSync(join(tmpdir(), 'runstream-terms-'));
-  database = openDatabase(join(directory, 'runstream.db'));
-});
-
-afterEach(() => {
-  database.close();
-  rmSync(directory, { recursive: true, force: true });
-});
+const temporary = temporaryKnowledgeDirectory('runstream-terms-');
 
 const open = (onNotice?: (message: string) => void) =>
-  KnowledgeBase.open({ store: new SqliteKnowledgeStore(database), ...(onNotice ? { onNotice } : {}) });
+  KnowledgeBase.open({
+    store: new SqliteKnowledgeStore(temporary.database),
+    ...(onNotice ? { onNotice } : {}),
+  });
 
 async function answers(knowledgeBase: KnowledgeBase) {
   const results = [];
@@ -49,7 +39,7 @@ async function answers(knowledgeBase: KnowledgeBase) {
   return results;
 }
 
-const count = (sql: string) => (database.prepare(sql).get() as { count: number }).count;
+const count = (sql: string) => (temporary.database.prepare(sql).get() as { count: number }).count;
 
 describe('persisted lexical terms', () => {
   it('give the same hits, scores and evidence as analysing every chunk at open', async () => {
@@ -58,7 +48,7 @@ describe('persisted lexical terms', () => {
     expect(fromStoredTerms.buildReport.analysedChunks).toEqual({ word: 0, ngram: 0, identifier: 0 });
     const stored = await answers(fromStoredTerms);
 
-    database.exec('DELETE FROM kb_chunk_terms; DELETE FROM kb_terms; DELETE FROM kb_term_fields');
+    temporary.database.exec('DELETE FROM kb_chunk_terms; DELETE FROM kb_terms; DELETE FROM kb_term_fields');
     const notice = vi.fn();
     const reanalysed = await open(notice);
     expect(notice.mock.calls.map(([message]) => message)).toEqual([
@@ -90,7 +80,7 @@ describe('persisted lexical terms', () => {
     expect(fromPostings.buildReport.storedPostings).toEqual(['word', 'ngram', 'identifier']);
     const stored = await answers(fromPostings);
 
-    database.exec('DELETE FROM kb_postings');
+    temporary.database.exec('DELETE FROM kb_postings');
     const fromTerms = await open();
     expect(fromTerms.buildReport).toEqual({
       analysedChunks: { word: 0, ngram: 0, identifier: 0 },
@@ -102,7 +92,7 @@ describe('persisted lexical terms', () => {
 
     // Damaged postings are not trusted: that field is built from its terms again (nothing is lost)
     // and stored sound for the next open.
-    database.exec("UPDATE kb_postings SET postings = x'00' WHERE field = 'ngram'");
+    temporary.database.exec("UPDATE kb_postings SET postings = x'00' WHERE field = 'ngram'");
     const repaired = await open();
     expect(repaired.buildReport.storedPostings).toEqual(['word', 'identifier']);
     expect(await answers(repaired)).toEqual(stored);
@@ -112,7 +102,9 @@ describe('persisted lexical terms', () => {
   it('are re-analysed, once and said so, when the text analysis changed', async () => {
     await (await open()).ingest([KNOWLEDGE], { baseDirectory: KNOWLEDGE });
     const expected = await answers(await open());
-    database.prepare("UPDATE kb_term_fields SET fingerprint = 'text-0:older' WHERE field = 'word'").run();
+    temporary.database
+      .prepare("UPDATE kb_term_fields SET fingerprint = 'text-0:older' WHERE field = 'word'")
+      .run();
     const notice = vi.fn();
     const knowledgeBase = await open(notice);
     expect(knowledgeBase.buildReport).toEqual({
@@ -130,13 +122,13 @@ describe('persisted lexical terms', () => {
   });
 
   it('leave nothing behind when a document is removed, changed or ingested again', async () => {
-    const root = join(directory, 'knowledge');
+    const root = join(temporary.directory, 'knowledge');
     mkdirSync(root);
     const write = (name: string, content: string) => writeFileSync(join(root, name), content);
     write('returns.md', '# 退货政策\n\n签收后 7 个自然日内可申请退货。\n\n商品需保持完好且配件齐全。\n');
     write('shipping.md', '# 配送政策\n\n付款后 1 至 3 个工作日发货。\n');
     const knowledgeBase = await open();
-    await knowledgeBase.ingest([root], { baseDirectory: directory });
+    await knowledgeBase.ingest([root], { baseDirectory: temporary.directory });
     const rowsPerChunk = () =>
       count('SELECT count(*) AS count FROM kb_chunk_terms') /
       count('SELECT count(*) AS count FROM kb_chunks');
@@ -146,11 +138,13 @@ describe('persisted lexical terms', () => {
     write('returns.md', '# 退货政策\n\n签收后 15 个自然日内可申请退货。\n\n商品需保持完好且配件齐全。\n');
     // Stored postings were built over the old rows: the ingest replaces them, and a fresh open
     // searches the new text through them.
-    const postingsBefore = database.prepare("SELECT postings FROM kb_postings WHERE field = 'word'").get();
-    await knowledgeBase.ingest([root], { baseDirectory: directory });
-    expect(database.prepare("SELECT postings FROM kb_postings WHERE field = 'word'").get()).not.toEqual(
-      postingsBefore,
-    );
+    const postingsBefore = temporary.database
+      .prepare("SELECT postings FROM kb_postings WHERE field = 'word'")
+      .get();
+    await knowledgeBase.ingest([root], { baseDirectory: temporary.directory });
+    expect(
+      temporary.database.prepare("SELECT postings FROM kb_postings WHERE field = 'word'").get(),
+    ).not.toEqual(postingsBefore);
     const reopened = await open();
     expect(reopened.buildReport.storedPostings).toEqual(['word', 'ngram', 'identifier']);
     expect((await reopened.search('15 天退货')).hits[0]?.text).toContain('15');
@@ -170,7 +164,7 @@ describe('persisted lexical terms', () => {
     );
 
     write('shipping.md', '# 配送政策\n\n付款后 1 至 3 个工作日发货。\n');
-    await knowledgeBase.ingest([root], { baseDirectory: directory });
+    await knowledgeBase.ingest([root], { baseDirectory: temporary.directory });
     expect(rowsPerChunk()).toBe(3);
     expect(knowledgeBase.buildReport.analysedChunks).toEqual({ word: 0, ngram: 0, identifier: 0 });
     expect((await knowledgeBase.search('发货')).hits[0]?.docId).toContain('shipping');
@@ -179,7 +173,11 @@ describe('persisted lexical terms', () => {
   it('are stored by the analysis the knowledge base searches with, a domain table included', async () => {
     const analyzer = createTextAnalyzer({ synonyms: '退货 = 寄回去 | 不想要了\n' });
     const withTable = () =>
-      KnowledgeBase.open({ store: new SqliteKnowledgeStore(database), analyzer, onNotice: () => {} });
+      KnowledgeBase.open({
+        store: new SqliteKnowledgeStore(temporary.database),
+        analyzer,
+        onNotice: () => {},
+      });
     await (await withTable()).ingest([KNOWLEDGE], { baseDirectory: KNOWLEDGE });
     // Ingested with the domain's analyser: opening with it analyses nothing again.
     const reopened = await withTable();

@@ -1,26 +1,13 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Database } from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase } from '../store/index.ts';
+import { describe, expect, it } from 'vitest';
 import { HashedNgramEmbedder } from './hashed-ngram-embedder.ts';
 import { KnowledgeBase } from './knowledge-base.ts';
 import { ANN_MIN_VECTORS } from './lanes/index.ts';
 import { SqliteKnowledgeStore } from './sqlite-knowledge-store.ts';
+import { temporaryKnowledgeDirectory } from './test-support/index.ts';
 
-let directory: string;
-let database: Database;
-
-beforeEach(() => {
-  directory = mkdtempSync(join(tmpdir(), 'runstream-graph-'));
-  database = openDatabase(join(directory, 'runstream.db'));
-});
-
-afterEach(() => {
-  database.close();
-  rmSync(directory, { recursive: true, force: true });
-});
+const temporary = temporaryKnowledgeDirectory('runstream-graph-');
 
 const SUBJECTS = ['运动鞋', '冲锋衣', '智能手表', '双肩包', '羽绒服', '蓝牙耳机', '保温杯', '登山杖'];
 const RULES = [
@@ -45,12 +32,12 @@ function writeCorpus(root: string): void {
 
 describe('the vector lane graph of a knowledge base', () => {
   it('is built after an ingest, stored, and read back at the next open instead of rebuilt', async () => {
-    const root = join(directory, 'knowledge');
+    const root = join(temporary.directory, 'knowledge');
     writeCorpus(root);
     const embedder = new HashedNgramEmbedder({ dimensions: 32 });
-    const store = new SqliteKnowledgeStore(database);
+    const store = new SqliteKnowledgeStore(temporary.database);
     const ingesting = await KnowledgeBase.open({ store, embedder });
-    await ingesting.ingest([root], { baseDirectory: directory });
+    await ingesting.ingest([root], { baseDirectory: temporary.directory });
     expect(ingesting.chunkCount).toBeGreaterThanOrEqual(ANN_MIN_VECTORS);
     await ingesting.vectorLaneReady();
     expect(ingesting.vectorSearch).toBe('approximate');
