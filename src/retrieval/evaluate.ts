@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { fitThreshold, rocAuc, type ThresholdFit } from './evidence-calibration.ts';
-import { evidenceStrength, type SearchEvidence } from './knowledge-base.ts';
 import { RetrievalError } from './retrieval-error.ts';
+import { evidenceStrength, type SearchEvidence } from './search-result.ts';
 
 const EvalQuerySchema = z.object({
   id: z.string().min(1),

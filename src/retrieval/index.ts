@@ -17,4 +17,5 @@ export * from './open-knowledge-base.ts';
 export * from './openai-embedder.ts';
 export * from './reciprocal-rank-fusion.ts';
 export * from './retrieval-error.ts';
+export * from './search-result.ts';
 export * from './sqlite-knowledge-store.ts';
