@@ -140,6 +140,9 @@ export class KnowledgeBase {
   }
 
   static async open(options: KnowledgeBaseOptions): Promise<KnowledgeBase> {
+    const share = options.fusionScoreShare;
+    if (share !== undefined && !(Number.isFinite(share) && share >= 0 && share <= 1))
+      throw new RangeError(`fusionScoreShare must be a number from 0 to 1, got ${share}`);
     return new KnowledgeBase(options, await loadKnowledgeIndex(indexOptions(options)));
   }
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { KnowledgeBase } from './knowledge-base.ts';
 import { reciprocalRankFusion } from './reciprocal-rank-fusion.ts';
 
 describe('reciprocalRankFusion', () => {
@@ -63,5 +64,19 @@ describe('reciprocalRankFusion', () => {
       [4, 2 / 61],
       [8, 2 / 62],
     ]);
+  });
+});
+
+describe('KnowledgeBase.open({ fusionScoreShare })', () => {
+  it('refuses a score share outside 0 to 1 before it reads anything', async () => {
+    const store = new Proxy({} as never, {
+      get() {
+        throw new Error('the store must not be read');
+      },
+    });
+    for (const share of [-0.1, 1.5, Number.NaN])
+      await expect(KnowledgeBase.open({ store, fusionScoreShare: share })).rejects.toThrow(
+        /fusionScoreShare must be a number from 0 to 1/,
+      );
   });
 });
