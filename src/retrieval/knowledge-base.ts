@@ -224,10 +224,9 @@ export class KnowledgeBase {
     const lexicalQuery = [ownQuery, ...paraphrases].join(' ');
     // A paraphrase is the dictionary's guess at what the shopper meant; the shopper's own words, a
     // code above all, weigh more (「洗衣机显示 E4」: 显示 becomes 打开, which must not outweigh E4).
-    const ownNgrams = paraphrases.length > 0 ? new Set(analyzer.characterNgrams(ownQuery)) : undefined;
-    const ownWordSet = paraphrases.length > 0 ? new Set(ownWords) : undefined;
-    const ngramWeight = ownNgrams && ((term: string) => (ownNgrams.has(term) ? 1 : PARAPHRASE_WEIGHT));
-    const wordWeight = ownWordSet && ((term: string) => (ownWordSet.has(term) ? 1 : PARAPHRASE_WEIGHT));
+    const ngramWeight =
+      paraphrases.length > 0 ? ownTermsFirst(analyzer.characterNgrams(ownQuery)) : undefined;
+    const wordWeight = paraphrases.length > 0 ? ownTermsFirst(ownWords) : undefined;
     const lanes: Partial<Record<LaneName, LaneHit[]>> = {};
     const identifiers = extractIdentifiers(trimmed);
     if (weights.exact > 0 && identifiers.length > 0)
@@ -311,6 +310,12 @@ function filterPredicate(index: LoadedIndex, filter: SearchFilter): (chunk: numb
     const kind = index.documents.get(chunk.docId)?.kind;
     return !(kinds && (kind === undefined || !kinds.has(kind)));
   };
+}
+
+/** A lane's query term weight: 1 for the question's own terms, {@link PARAPHRASE_WEIGHT} for the rest. */
+function ownTermsFirst(ownTerms: readonly string[]): (term: string) => number {
+  const own = new Set(ownTerms);
+  return (term) => (own.has(term) ? 1 : PARAPHRASE_WEIGHT);
 }
 
 /** BM25's idf (Lucene's, as the keyword lane uses) of a word no clause has, in a corpus of `size`. */
