@@ -62,6 +62,34 @@ describe('evaluate', () => {
     expect(table).toMatch(/no_answer\s+2\s+-\s+-\s+-\s+-\s+-\s+1\/2/);
   });
 
+  it('calibrates on the reranker’s score when every search was reranked, and says so', async () => {
+    const queries = parseEvalQueries(
+      ['{"id":"a","query":"yes","gold":["退货"]}', '{"id":"b","query":"no","gold":[]}'].join('\n'),
+    );
+    const evidence = (topRerankScore?: number) => ({
+      // An exact match would be infinitely strong on the keyword signal; the reranker knows better.
+      exactMatches: 1,
+      topNgramCosine: 0.5,
+      topKeywordScore: 3,
+      ...(topRerankScore === undefined ? {} : { topRerankScore }),
+    });
+    const reranked = await evaluate(queries, async (query) => ({
+      hits: [{ text: '退货' }],
+      lowEvidence: false,
+      evidence: evidence(query === 'yes' ? 0.9 : 0.05),
+    }));
+    expect(reranked.lowEvidence).toMatchObject({ signal: 'reranker', auc: 1 });
+    expect(reranked.outcomes.map((outcome) => outcome.strength)).toEqual([0.9, 0.05]);
+    expect(formatEvalReport(reranked)).toMatch(/low evidence \(reranker score\): AUC 1\.000/);
+    const keyword = await evaluate(queries, async () => ({
+      hits: [],
+      lowEvidence: false,
+      evidence: evidence(),
+    }));
+    expect(keyword.lowEvidence).toMatchObject({ signal: 'keyword', auc: 0.5 });
+    expect(formatEvalReport(keyword)).toMatch(/low evidence: AUC 0\.500/);
+  });
+
   it('names the line of a bad record', () => {
     expect(() => parseEvalQueries('{"id":"a","query":"q","gold":[]}\n{"id":"b","query":"q"}')).toThrow(
       /queries:2:.*gold/,

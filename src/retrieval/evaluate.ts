@@ -91,6 +91,11 @@ export interface LowEvidenceReport {
    * 5% of answerable ones), for calibration; not what the search used.
    */
   bestThreshold: ThresholdFit | null;
+  /**
+   * Which score the strengths are: the reranker's best relevance when every search was reranked
+   * (its line is `rerankLowEvidenceScore`), else the keyword score (`lowEvidenceScore`).
+   */
+  signal: 'reranker' | 'keyword';
 }
 
 export interface EvalReport {
@@ -113,8 +118,10 @@ export async function evaluate(
   search: (query: string, topK: number) => Promise<EvalSearchResult>,
 ): Promise<EvalReport> {
   const outcomes: QueryOutcome[] = [];
+  let reranked = queries.length > 0;
   for (const query of queries) {
     const result = await search(query.query, EVAL_DEPTH);
+    reranked &&= result.evidence?.topRerankScore !== undefined;
     const hits = result.hits.slice(0, EVAL_DEPTH);
     const rankOf = (evidence: (hit: EvalSearchResult['hits'][number]) => string) => {
       const position = hits.findIndex((hit) => query.gold.some((gold) => evidence(hit).includes(gold)));
@@ -141,7 +148,11 @@ export async function evaluate(
   return {
     overall: summarize(outcomes),
     byType,
-    lowEvidence: { auc: rocAuc(scored), bestThreshold: fitThreshold(scored) },
+    lowEvidence: {
+      auc: rocAuc(scored),
+      bestThreshold: fitThreshold(scored),
+      signal: reranked ? 'reranker' : 'keyword',
+    },
     outcomes,
   };
 }
@@ -203,12 +214,12 @@ export function formatEvalReport(report: EvalReport): string {
       return index === rows.length - 1 ? `${'-'.repeat(line.length)}\n${line}` : line;
     })
     .join('\n');
-  const { auc, bestThreshold } = report.lowEvidence;
+  const { auc, bestThreshold, signal } = report.lowEvidence;
   if (auc === null) return table;
   const { overall } = report;
   const best =
     bestThreshold === null
       ? ''
       : `; this set's best threshold ${bestThreshold.threshold.toFixed(2)} would flag ${bestThreshold.flaggedUnanswerable}/${overall.unanswerable} no-answer and ${bestThreshold.flaggedAnswerable}/${overall.answerable} answerable`;
-  return `${table}\nlow evidence: AUC ${auc.toFixed(3)}; flagged ${overall.flaggedUnanswerable}/${overall.unanswerable} no-answer and ${overall.falseLowEvidence}/${overall.answerable} answerable${best}`;
+  return `${table}\nlow evidence${signal === 'reranker' ? ' (reranker score)' : ''}: AUC ${auc.toFixed(3)}; flagged ${overall.flaggedUnanswerable}/${overall.unanswerable} no-answer and ${overall.falseLowEvidence}/${overall.answerable} answerable${best}`;
 }

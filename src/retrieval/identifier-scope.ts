@@ -18,6 +18,12 @@ export interface IdentifierScopeInput {
   rrfK: number;
 }
 
+/** The search's order, the hits in the identifier's scope first: `ordered.slice(0, inScope)`. */
+export interface ScopedOrder {
+  ordered: FusedHit[];
+  inScope: number;
+}
+
 /**
  * The search's order when the question quotes an identifier the knowledge holds: the lexical lanes run
  * again on the rest of the question (the identifier taken out: its n-grams would make every clause
@@ -28,7 +34,7 @@ export function orderByIdentifierScope(
   index: LoadedIndex,
   analyzer: TextAnalyzer,
   input: IdentifierScopeInput,
-): FusedHit[] {
+): ScopedOrder {
   const scope = identifierScope(index, input.exact, input.identifiers);
   const inScope = (position: number) =>
     (input.allowed === undefined || input.allowed(position)) &&
@@ -69,7 +75,7 @@ function scopedByIdentifier(
   scoped: readonly FusedHit[],
   fused: readonly FusedHit[],
   asked: readonly string[],
-): FusedHit[] {
+): ScopedOrder {
   const inScope = (hit: FusedHit) =>
     hit.lanes.exact !== undefined ||
     !extractIdentifiers((index.chunks[hit.index] as StoredChunk).indexText).some(
@@ -79,7 +85,7 @@ function scopedByIdentifier(
     );
   const first = scoped.filter(inScope);
   const taken = new Set(first.map((hit) => hit.index));
-  return [...first, ...fused.filter((hit) => !taken.has(hit.index))];
+  return { ordered: [...first, ...fused.filter((hit) => !taken.has(hit.index))], inScope: first.length };
 }
 
 /**

@@ -1,6 +1,7 @@
 /**
  * Knowledge retrieval: clause chunking, Chinese-aware hybrid search (exact identifiers, BM25 over
- * words, character n-gram cosine, optional vectors) fused by reciprocal rank, with sources.
+ * words, character n-gram cosine, optional vectors) fused by reciprocal rank, optionally reranked by a
+ * cross-encoder, with sources.
  */
 export * from './cached-embedder.ts';
 export * from './chunking/index.ts';
@@ -9,6 +10,7 @@ export * from './embedder.ts';
 export * from './evaluate.ts';
 export * from './evidence-calibration.ts';
 export * from './hashed-ngram-embedder.ts';
+export * from './http-reranker.ts';
 export * from './ingest.ts';
 export * from './knowledge-base.ts';
 export * from './knowledge-sources.ts';
@@ -16,6 +18,7 @@ export * from './knowledge-store.ts';
 export * from './open-knowledge-base.ts';
 export * from './openai-embedder.ts';
 export * from './reciprocal-rank-fusion.ts';
+export * from './reranker.ts';
 export * from './retrieval-error.ts';
 export * from './search-result.ts';
 export * from './sqlite-knowledge-store.ts';

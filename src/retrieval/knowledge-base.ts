@@ -13,6 +13,8 @@ import {
 } from './load-knowledge-index.ts';
 import type { PassageContext } from './passage-index.ts';
 import { type FusedHit, type LaneName, reciprocalRankFusion } from './reciprocal-rank-fusion.ts';
+import { rerankOrKeep } from './rerank-hits.ts';
+import type { Reranker } from './reranker.ts';
 import { RetrievalError } from './retrieval-error.ts';
 import {
   evidenceStrength,
@@ -45,6 +47,19 @@ export interface KnowledgeBaseOptions {
    * {@link DEFAULT_LOW_EVIDENCE_SCORE}; `kb eval` prints the best threshold for a labelled set.
    */
   lowEvidenceScore?: number;
+  /**
+   * Reorders the first `rerankCandidates` passages by a cross-encoder's relevance (`HttpReranker`),
+   * whose best score then decides `lowEvidence`. A reranker that fails leaves the fused order (told
+   * through `onNotice`).
+   */
+  reranker?: Reranker;
+  /** Passages the reranker reads per search. Default {@link DEFAULT_RERANK_CANDIDATES}. */
+  rerankCandidates?: number;
+  /**
+   * With a reranker: below this best relevance score evidence is low. Default
+   * {@link DEFAULT_RERANK_LOW_EVIDENCE_SCORE}; calibrate it for the model with `kb eval`.
+   */
+  rerankLowEvidenceScore?: number;
   /** Longest `context` of a hit, in characters. Default {@link DEFAULT_CONTEXT_CHARS}. */
   contextChars?: number;
   /**
@@ -64,7 +79,8 @@ export interface KnowledgeBaseOptions {
   paraphrases?: boolean;
   /**
    * Told once per open when stored terms were made by another text analysis and every chunk is
-   * re-analysed (slow at scale, and worth knowing). Default: a line on stderr.
+   * re-analysed (slow at scale, and worth knowing), and when a reranker fails. Default: a line on
+   * stderr.
    */
   onNotice?: (message: string) => void;
 }
@@ -98,6 +114,14 @@ export const DEFAULT_LOW_EVIDENCE_SCORE = 0.9;
  * near 1,200 characters of evidence for the model.
  */
 export const DEFAULT_CONTEXT_CHARS = 300;
+/** Enough for the answer to be among them when the lexical lanes rank it low (R@10 is near 1). */
+export const DEFAULT_RERANK_CANDIDATES = 20;
+/**
+ * Not measured here (no reranker can run offline): cross-encoders' scores for a passage that does
+ * not answer usually fall well under 0.1 on their 0-to-1 scale. `kb eval` prints the best threshold
+ * for a model and a labelled set.
+ */
+export const DEFAULT_RERANK_LOW_EVIDENCE_SCORE = 0.1;
 
 function indexOptions(options: KnowledgeBaseOptions): KnowledgeIndexOptions {
   return { ...options, pinyinLane: (options.weights?.pinyin ?? DEFAULT_LANE_WEIGHTS.pinyin) > 0 };
@@ -143,6 +167,13 @@ export class KnowledgeBase {
     const share = options.fusionScoreShare;
     if (share !== undefined && !(Number.isFinite(share) && share >= 0 && share <= 1))
       throw new RangeError(`fusionScoreShare must be a number from 0 to 1, got ${share}`);
+    const candidates = options.rerankCandidates;
+    if (candidates !== undefined && !(Number.isInteger(candidates) && candidates > 0))
+      throw new RangeError(`rerankCandidates must be a positive integer, got ${candidates}`);
+    if (options.rerankLowEvidenceScore !== undefined && !Number.isFinite(options.rerankLowEvidenceScore))
+      throw new RangeError(
+        `rerankLowEvidenceScore must be a finite number, got ${options.rerankLowEvidenceScore}`,
+      );
     return new KnowledgeBase(options, await loadKnowledgeIndex(indexOptions(options)));
   }
 
@@ -184,6 +215,10 @@ export class KnowledgeBase {
     this.#index.vectors?.cancelBuild();
     this.#index = await loadKnowledgeIndex(indexOptions(this.#options));
     return summary;
+  }
+
+  #notice(message: string): void {
+    (this.#options.onNotice ?? ((line: string) => process.stderr.write(`runstream: ${line}\n`)))(message);
   }
 
   async search(query: string, options: SearchOptions = {}): Promise<SearchResult> {
@@ -265,7 +300,7 @@ export class KnowledgeBase {
       scoreShare: this.#options.fusionScoreShare ?? DEFAULT_FUSION_SCORE_SHARE,
     });
     // An identifier asked for scopes the question to the documents that hold it.
-    const ordered =
+    const scoped =
       lanes.exact !== undefined && lanes.exact.length > 0
         ? orderByIdentifierScope(index, analyzer, {
             fused,
@@ -277,18 +312,36 @@ export class KnowledgeBase {
             weights,
             rrfK: this.#options.rrfK ?? 60,
           })
-        : fused;
-    const hits = distinctPassages(index.passages, ordered, topK).map(({ best, matched }) => {
-      const context = index.passages.context(matched, contextChars);
-      return toSearchHit(index, best, context);
-    });
+        : { ordered: fused, inScope: 0 };
+    const reranker = this.#options.reranker;
+    const candidates = reranker
+      ? Math.max(topK, this.#options.rerankCandidates ?? DEFAULT_RERANK_CANDIDATES)
+      : topK;
+    const passages = distinctPassages(index.passages, scoped.ordered, candidates);
+    const candidateHits = passages.map(({ best, matched }) =>
+      toSearchHit(index, best, index.passages.context(matched, contextChars)),
+    );
+    const inScope = new Set(scoped.ordered.slice(0, scoped.inScope).map((hit) => hit.index));
+    const reranked = reranker
+      ? await rerankOrKeep(reranker, trimmed, candidateHits, {
+          pinned: passages.map(({ best }) => inScope.has(best.index)),
+          notice: (message) => this.#notice(message),
+          ...(options.signal ? { signal: options.signal } : {}),
+        })
+      : { hits: candidateHits, topScore: undefined };
+    const hits = reranked.hits.slice(0, topK);
+    const topRerankScore = reranked.topScore;
     const exactMatches = lanes.exact?.length ?? 0;
     const evidence: SearchEvidence = {
       exactMatches,
       topNgramCosine: ngramHits[0]?.score ?? 0,
       topKeywordScore: (evidenceHits[0]?.score ?? 0) / unseenWordIdf(index.chunks.length),
+      ...(topRerankScore === undefined ? {} : { topRerankScore }),
     };
-    const threshold = this.#options.lowEvidenceScore ?? DEFAULT_LOW_EVIDENCE_SCORE;
+    const threshold =
+      topRerankScore === undefined
+        ? (this.#options.lowEvidenceScore ?? DEFAULT_LOW_EVIDENCE_SCORE)
+        : (this.#options.rerankLowEvidenceScore ?? DEFAULT_RERANK_LOW_EVIDENCE_SCORE);
     return {
       query: trimmed,
       hits,

@@ -2,8 +2,10 @@ import type { Database } from 'better-sqlite3';
 import { CachedEmbedder, SqliteEmbeddingCache } from './cached-embedder.ts';
 import type { Embedder } from './embedder.ts';
 import { HashedNgramEmbedder } from './hashed-ngram-embedder.ts';
+import { createRerankerFromEnv } from './http-reranker.ts';
 import { KnowledgeBase, type KnowledgeBaseOptions } from './knowledge-base.ts';
 import { createEmbedderFromEnv } from './openai-embedder.ts';
+import { RetrievalError } from './retrieval-error.ts';
 import { SqliteKnowledgeStore } from './sqlite-knowledge-store.ts';
 import { defaultTextAnalyzer, type TextAnalyzer, textAnalysisFingerprint } from './text/index.ts';
 
@@ -32,6 +34,42 @@ export function embedderFromEnv(
   );
 }
 
+/**
+ * The reranker and its settings from the environment (`createRerankerFromEnv`), plus
+ * `RUNSTREAM_RERANK_CANDIDATES` (passages per search, default 20) and `RUNSTREAM_RERANK_LOW_EVIDENCE`
+ * (the relevance score under which evidence is low, default 0.1): none of them without a reranker.
+ */
+export function rerankOptionsFromEnv(
+  env: Readonly<Record<string, string | undefined>>,
+): Pick<KnowledgeBaseOptions, 'reranker' | 'rerankCandidates' | 'rerankLowEvidenceScore'> {
+  const reranker = createRerankerFromEnv(env);
+  const candidates = env.RUNSTREAM_RERANK_CANDIDATES?.trim() || undefined;
+  const threshold = env.RUNSTREAM_RERANK_LOW_EVIDENCE?.trim() || undefined;
+  if (reranker === undefined) {
+    if (candidates !== undefined || threshold !== undefined)
+      throw new RetrievalError(
+        'rerank_failed',
+        `${candidates !== undefined ? 'RUNSTREAM_RERANK_CANDIDATES' : 'RUNSTREAM_RERANK_LOW_EVIDENCE'} is set but RUNSTREAM_RERANK_MODEL is not`,
+      );
+    return {};
+  }
+  if (candidates !== undefined && !(/^\d+$/.test(candidates) && Number(candidates) > 0))
+    throw new RetrievalError(
+      'rerank_failed',
+      `RUNSTREAM_RERANK_CANDIDATES must be a positive integer, got ${JSON.stringify(candidates)}`,
+    );
+  if (threshold !== undefined && !Number.isFinite(Number(threshold)))
+    throw new RetrievalError(
+      'rerank_failed',
+      `RUNSTREAM_RERANK_LOW_EVIDENCE must be a number, got ${JSON.stringify(threshold)}`,
+    );
+  return {
+    reranker,
+    ...(candidates === undefined ? {} : { rerankCandidates: Number(candidates) }),
+    ...(threshold === undefined ? {} : { rerankLowEvidenceScore: Number(threshold) }),
+  };
+}
+
 /** The knowledge base in the product's SQLite file, configured from the environment. */
 export async function openKnowledgeBase(
   database: Database,
@@ -40,6 +78,7 @@ export async function openKnowledgeBase(
 ): Promise<KnowledgeBase> {
   const embedder = embedderFromEnv(database, env, options.analyzer);
   return KnowledgeBase.open({
+    ...rerankOptionsFromEnv(env),
     ...options,
     store: new SqliteKnowledgeStore(database),
     ...(embedder ? { embedder } : {}),

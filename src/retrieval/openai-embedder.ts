@@ -1,15 +1,7 @@
 import { z } from 'zod';
-import {
-  backoffDelay,
-  describeCause,
-  describeEndpoint,
-  isHttpUrl,
-  retryAfterFromHeaders,
-  serverMessage,
-  sleep,
-  truncate,
-} from '../shared/index.ts';
+import { describeEndpoint, isHttpUrl } from '../shared/index.ts';
 import type { Embedder } from './embedder.ts';
+import { JsonEndpoint } from './json-endpoint.ts';
 import { RetrievalError } from './retrieval-error.ts';
 
 export interface OpenAiCompatibleEmbedderOptions {
@@ -62,21 +54,15 @@ const EmbeddingResponseSchema = z.object({
   ),
 });
 
-type AttemptOutcome =
-  | { kind: 'answer'; body: unknown }
-  | { kind: 'failure'; description: string; retryable: boolean; retryAfterMs?: number };
-
 /**
  * An `Embedder` over any server that speaks OpenAI's `POST {baseUrl}/embeddings`: OpenAI, DashScope's
  * compatible mode, Ollama, vLLM …
  *
  * Texts go out in batches of `batchSize`, one request after another (gentler on rate limits than a
  * burst). Each answer is put back in input order by its items' `index`, since servers may reorder
- * them. 408, 429, 5xx, timeouts and network errors are retried with exponential backoff and full
- * jitter, never sooner than the server's `Retry-After`; other statuses (400, 401, 403, 404 …) fail at
- * once, because repeating the same request cannot fix a bad key or a bad model name. Every failure is
- * a `RetrievalError` naming the endpoint, the status and the server's own message; the API key never
- * appears in one, even when a server echoes it back.
+ * them. Retries, timeouts and error messages are `JsonEndpoint`'s: 408, 429, 5xx, timeouts and
+ * network errors are retried with backoff, other statuses fail at once, and every failure is a
+ * `RetrievalError` naming the endpoint and the server's message, never the API key.
  */
 export class OpenAiCompatibleEmbedder implements Embedder {
   /** `model@dimensions` when `dimensions` is set: the same model at two lengths is two spaces. */
@@ -84,36 +70,34 @@ export class OpenAiCompatibleEmbedder implements Embedder {
   readonly #providerModel: string;
   readonly #requestedDimensions: number | undefined;
   #learnedDimensions: number | undefined;
-  readonly #endpoint: string;
-  readonly #apiKey: string | undefined;
+  readonly #endpoint: JsonEndpoint;
   readonly #batchSize: number;
-  readonly #maxRetries: number;
-  readonly #initialDelayMs: number;
-  readonly #maxDelayMs: number;
-  readonly #timeoutMs: number;
-  readonly #fetch: typeof fetch;
-  readonly #random: () => number;
 
   constructor(options: OpenAiCompatibleEmbedderOptions) {
     assertPositiveInteger('batchSize', options.batchSize);
     assertPositiveInteger('dimensions', options.dimensions);
     assertNonNegativeInteger('maxRetries', options.maxRetries);
     if (options.model.trim() === '') throw new RangeError('model must not be empty');
-    this.#endpoint = `${options.baseUrl.replace(/\/+$/, '')}/embeddings`;
-    if (!isHttpUrl(this.#endpoint)) {
+    const url = `${options.baseUrl.replace(/\/+$/, '')}/embeddings`;
+    if (!isHttpUrl(url)) {
       throw new RangeError(`baseUrl is not an http(s) URL: ${JSON.stringify(options.baseUrl)}`);
     }
     this.#providerModel = options.model;
     this.#requestedDimensions = options.dimensions;
     this.model = options.dimensions === undefined ? options.model : `${options.model}@${options.dimensions}`;
-    this.#apiKey = options.apiKey === '' ? undefined : options.apiKey;
     this.#batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
-    this.#maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
-    this.#initialDelayMs = options.initialDelayMs ?? DEFAULT_INITIAL_DELAY_MS;
-    this.#maxDelayMs = options.maxDelayMs ?? DEFAULT_MAX_DELAY_MS;
-    this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    this.#fetch = options.fetch ?? globalThis.fetch;
-    this.#random = options.random ?? Math.random;
+    this.#endpoint = new JsonEndpoint({
+      url,
+      apiKey: options.apiKey,
+      purpose: 'embedding',
+      errorCode: 'embedding_failed',
+      maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
+      initialDelayMs: options.initialDelayMs ?? DEFAULT_INITIAL_DELAY_MS,
+      maxDelayMs: options.maxDelayMs ?? DEFAULT_MAX_DELAY_MS,
+      timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      fetch: options.fetch,
+      random: options.random,
+    });
   }
 
   /**
@@ -135,89 +119,13 @@ export class OpenAiCompatibleEmbedder implements Embedder {
   }
 
   async #embedBatch(batch: string[], firstIndex: number, signal?: AbortSignal): Promise<Float32Array[]> {
-    const body = JSON.stringify({
+    const body = {
       model: this.#providerModel,
       input: batch,
       ...(this.#requestedDimensions === undefined ? {} : { dimensions: this.#requestedDimensions }),
       encoding_format: 'float',
-    });
-    for (let attempt = 1; ; attempt++) {
-      const outcome = await this.#attempt(body, signal);
-      if (outcome.kind === 'answer') return this.#readVectors(outcome.body, batch.length, firstIndex);
-      const gaveUpAfterRetries = outcome.retryable && attempt > this.#maxRetries;
-      if (!outcome.retryable || gaveUpAfterRetries) {
-        const attempts = attempt === 1 ? '' : ` (gave up after ${attempt} attempts)`;
-        throw new RetrievalError(
-          'embedding_failed',
-          this.#redact(
-            `embedding request POST ${describeEndpoint(this.#endpoint)} failed: ${outcome.description}${attempts}`,
-          ),
-        );
-      }
-      await sleep(this.#retryDelay(attempt, outcome.retryAfterMs), signal);
-    }
-  }
-
-  /** One request. Resolves to an answer or a classified failure; rejects only when `signal` aborts. */
-  async #attempt(body: string, signal?: AbortSignal): Promise<AttemptOutcome> {
-    const timeout = AbortSignal.timeout(this.#timeoutMs);
-    const requestSignal = signal === undefined ? timeout : AbortSignal.any([signal, timeout]);
-    const headers: Record<string, string> = {
-      'content-type': 'application/json',
-      accept: 'application/json',
     };
-    if (this.#apiKey !== undefined) headers.authorization = `Bearer ${this.#apiKey}`;
-    let response: Response;
-    let text: string;
-    try {
-      response = await this.#fetch(this.#endpoint, { method: 'POST', headers, body, signal: requestSignal });
-      text = await response.text();
-    } catch (error) {
-      if (signal?.aborted) throw signal.reason;
-      if (timeout.aborted) {
-        return { kind: 'failure', description: `no answer within ${this.#timeoutMs} ms`, retryable: true };
-      }
-      return { kind: 'failure', description: `network error: ${describeCause(error)}`, retryable: true };
-    }
-    if (response.ok) {
-      try {
-        return { kind: 'answer', body: JSON.parse(text) };
-      } catch {
-        const description = `HTTP ${response.status} with a body that is not JSON: ${truncate(text)}`;
-        return { kind: 'failure', description, retryable: false };
-      }
-    }
-    const status = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
-    const description = `${status}: ${serverMessage(text)}`;
-    if (!isRetryableStatus(response.status)) return { kind: 'failure', description, retryable: false };
-    const retryAfterMs = retryAfterFromHeaders(response.headers);
-    if (retryAfterMs !== undefined && retryAfterMs > this.#maxDelayMs) {
-      const wait = `the server asked to wait ${Math.ceil(retryAfterMs / 1000)} s, more than the ${this.#maxDelayMs} ms allowed`;
-      return { kind: 'failure', description: `${description} (${wait})`, retryable: false };
-    }
-    return {
-      kind: 'failure',
-      description,
-      retryable: true,
-      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
-    };
-  }
-
-  /**
-   * Exponential backoff with full jitter on top of the server's `Retry-After`: the jitter spreads
-   * many clients throttled at the same moment instead of sending them back together.
-   */
-  #retryDelay(attempt: number, retryAfterMs: number | undefined): number {
-    return backoffDelay({
-      attempt,
-      baseMs: this.#initialDelayMs,
-      capMs: this.#maxDelayMs,
-      random: this.#random,
-      floorMs: retryAfterMs,
-      // `maxDelayMs` bounds the jitter and the Retry-After accepted (#attempt refuses a longer one),
-      // not their sum: the whole jitter stays above the server's wait.
-      capTotal: false,
-    });
+    return this.#readVectors(await this.#endpoint.post(body, signal), batch.length, firstIndex);
   }
 
   #readVectors(body: unknown, expectedCount: number, firstIndex: number): Float32Array[] {
@@ -256,23 +164,13 @@ export class OpenAiCompatibleEmbedder implements Embedder {
         : `earlier vectors from this model had ${expected}`;
     throw new RetrievalError(
       'dimension_mismatch',
-      `model ${JSON.stringify(this.#providerModel)} at ${describeEndpoint(this.#endpoint)} returned a vector of ` +
+      `model ${JSON.stringify(this.#providerModel)} at ${describeEndpoint(this.#endpoint.url)} returned a vector of ` +
         `${length} dimensions for text ${textIndex}, but ${reason}`,
     );
   }
 
   #malformed(problem: string): RetrievalError {
-    return new RetrievalError(
-      'embedding_failed',
-      this.#redact(
-        `embedding request POST ${describeEndpoint(this.#endpoint)} got an unusable answer: ${problem}`,
-      ),
-    );
-  }
-
-  /** Servers sometimes quote the key they refused; it must not reach logs through our messages. */
-  #redact(message: string): string {
-    return this.#apiKey === undefined ? message : message.replaceAll(this.#apiKey, '[redacted]');
+    return this.#endpoint.error(`got an unusable answer: ${problem}`);
   }
 }
 
@@ -343,10 +241,6 @@ function readPositiveInteger(read: (name: string) => string | undefined, name: s
     );
   }
   return Number(value);
-}
-
-function isRetryableStatus(status: number): boolean {
-  return status === 408 || status === 429 || status >= 500;
 }
 
 /** Items in input order by `index`, by position when no item has one; undefined when indexes are inconsistent. */

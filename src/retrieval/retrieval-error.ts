@@ -2,6 +2,7 @@ export type RetrievalErrorCode =
   | 'dimension_mismatch'
   | 'zero_vector'
   | 'embedding_failed'
+  | 'rerank_failed'
   | 'invalid_source'
   | 'not_utf8'
   | 'empty_query'

@@ -53,6 +53,8 @@ export interface SearchHit {
   /** The fused score: it ranks hits of one query and says nothing about whether one is right. */
   score: number;
   lanes: Partial<Record<LaneName, LaneRank>>;
+  /** The reranker's relevance score of the passage, when a reranker ordered the hits. */
+  rerankScore?: number;
   source: SearchSource;
 }
 
@@ -62,7 +64,8 @@ export interface SearchResult {
   hits: SearchHit[];
   /**
    * True when no lane found convincing evidence: no exact identifier match, and the best keyword
-   * score is under `lowEvidenceScore`. The agent should then say it does not know.
+   * score is under `lowEvidenceScore`; with a reranker, its best score is under
+   * `rerankLowEvidenceScore`. The agent should then say it does not know.
    */
   lowEvidence: boolean;
   evidence: SearchEvidence;
@@ -83,12 +86,19 @@ export interface SearchEvidence {
    * unanswerable ones on the dev set (docs/retrieval.md).
    */
   topKeywordScore: number;
+  /**
+   * The reranker's best relevance score among the candidate passages, when a reranker is configured
+   * and answered: it reads question and passage together, so it is the evidence then.
+   */
+  topRerankScore?: number;
 }
 
 /**
- * How strong a search's evidence is, as one number for ranking and calibration: an exact identifier
- * match is as strong as it gets; otherwise the top keyword score.
+ * How strong a search's evidence is, as one number for ranking and calibration: the reranker's best
+ * score when one answered (it reads the identifier too, and knows when a clause that holds it does
+ * not answer); otherwise an exact identifier match is as strong as it gets, then the top keyword score.
  */
 export function evidenceStrength(evidence: SearchEvidence): number {
+  if (evidence.topRerankScore !== undefined) return evidence.topRerankScore;
   return evidence.exactMatches > 0 ? Number.POSITIVE_INFINITY : evidence.topKeywordScore;
 }

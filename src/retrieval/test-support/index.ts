@@ -1,1 +1,2 @@
+export * from './fake-rerank-server.ts';
 export * from './temporary-knowledge-directory.ts';

@@ -1,0 +1,191 @@
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { KnowledgeBase, type KnowledgeBaseOptions } from './knowledge-base.ts';
+import { openKnowledgeBase } from './open-knowledge-base.ts';
+import type { Reranker } from './reranker.ts';
+import { SqliteKnowledgeStore } from './sqlite-knowledge-store.ts';
+import {
+  type FakeRerankServer,
+  startFakeRerankServer,
+  temporaryKnowledgeDirectory,
+} from './test-support/index.ts';
+
+/** A scripted cross-encoder: each passage's score is the first of `scores` whose key it holds. */
+class ScriptedReranker implements Reranker {
+  readonly model = 'scripted-reranker';
+  readonly calls: { query: string; documents: string[] }[] = [];
+  constructor(
+    readonly scores: [phrase: string, score: number][],
+    readonly otherwise = 0.01,
+  ) {}
+  async rerank(query: string, documents: readonly string[]): Promise<number[]> {
+    this.calls.push({ query, documents: [...documents] });
+    return documents.map(
+      (document) => this.scores.find(([phrase]) => document.includes(phrase))?.[1] ?? this.otherwise,
+    );
+  }
+}
+
+class FailingReranker implements Reranker {
+  readonly model = 'down-reranker';
+  async rerank(): Promise<number[]> {
+    throw new Error('rerank request POST http://127.0.0.1:1/v1/rerank failed: network error');
+  }
+}
+
+/** Waits until the search's signal aborts, then rejects with its reason, as `HttpReranker` does. */
+class HangingReranker implements Reranker {
+  readonly model = 'hanging-reranker';
+  rerank(
+    _query: string,
+    _documents: readonly string[],
+    options: { signal?: AbortSignal } = {},
+  ): Promise<number[]> {
+    return new Promise((_, reject) => {
+      options.signal?.addEventListener('abort', () => reject(options.signal?.reason), { once: true });
+    });
+  }
+}
+
+const POLICY = [
+  '# 退货政策',
+  '',
+  '## 七天无理由退货',
+  '',
+  '签收后 7 天内，商品完好可申请无理由退货。',
+  '',
+  '## 退货运费',
+  '',
+  '无理由退货的寄回运费由买家承担，质量问题由我们承担。',
+  '',
+  '## 退款到账',
+  '',
+  '退款原路退回，一般 1 到 3 个工作日到账。',
+  '',
+].join('\n');
+
+const JACKET = [
+  '# 冲锋衣 NS-X2',
+  '',
+  '## 库存',
+  '',
+  'NS-X2-BLK-M 黑色 M 码现货，下单后 24 小时内发货。',
+  '',
+  'NS-X2-BLK-L 黑色 L 码缺货，预计下月到货。',
+  '',
+].join('\n');
+
+describe('a search with a reranker', () => {
+  const temporary = temporaryKnowledgeDirectory('runstream-rerank-');
+
+  async function knowledgeWith(options: Partial<KnowledgeBaseOptions>): Promise<KnowledgeBase> {
+    temporary.write('returns.md', POLICY);
+    temporary.write('jacket-NS-X2.md', JACKET);
+    const knowledge = await KnowledgeBase.open({
+      store: new SqliteKnowledgeStore(temporary.database),
+      ...options,
+    });
+    await knowledge.ingest([join(temporary.directory, 'knowledge')], { baseDirectory: temporary.directory });
+    return knowledge;
+  }
+
+  it('orders the passages by the reranker, which reads the heading path and the passage', async () => {
+    const reranker = new ScriptedReranker([['原路退回', 0.93]]);
+    const knowledge = await knowledgeWith({ reranker, rerankCandidates: 4 });
+    const result = await knowledge.search('退货运费谁出', { topK: 2 });
+    expect(result.hits).toHaveLength(2);
+    expect(result.hits[0]?.text).toContain('原路退回');
+    expect(result.hits[0]?.rerankScore).toBe(0.93);
+    expect(result.hits[1]?.rerankScore).toBe(0.01);
+    expect(result.evidence.topRerankScore).toBe(0.93);
+    expect(result.lowEvidence).toBe(false);
+    const [call] = reranker.calls;
+    expect(call?.query).toBe('退货运费谁出');
+    expect(call?.documents.length).toBeLessThanOrEqual(4);
+    expect(call?.documents.length).toBeGreaterThan(2);
+    expect(call?.documents).toContain(
+      '退货政策 > 退货运费\n无理由退货的寄回运费由买家承担，质量问题由我们承担。',
+    );
+  });
+
+  it('says evidence is low when the reranker finds no passage relevant, keyword overlap or not', async () => {
+    const unconvinced = await knowledgeWith({ reranker: new ScriptedReranker([], 0.02) });
+    const weak = await unconvinced.search('退货运费谁出');
+    expect(weak.evidence.topKeywordScore).toBeGreaterThan(1);
+    expect(weak.evidence.topRerankScore).toBe(0.02);
+    expect(weak.lowEvidence).toBe(true);
+    // Its line is the caller's to calibrate (kb eval prints the best one).
+    const lenient = await KnowledgeBase.open({
+      store: new SqliteKnowledgeStore(temporary.database),
+      reranker: new ScriptedReranker([], 0.02),
+      rerankLowEvidenceScore: 0.01,
+    });
+    expect((await lenient.search('退货运费谁出')).lowEvidence).toBe(false);
+  });
+
+  it('keeps the fused order, and says so, when the reranker fails', async () => {
+    const notices: string[] = [];
+    const plain = await knowledgeWith({});
+    const failing = await KnowledgeBase.open({
+      store: new SqliteKnowledgeStore(temporary.database),
+      reranker: new FailingReranker(),
+      onNotice: (message) => notices.push(message),
+    });
+    const expected = await plain.search('退款多久到账', { topK: 3 });
+    const result = await failing.search('退款多久到账', { topK: 3 });
+    expect(result.hits.map((hit) => hit.chunkId)).toEqual(expected.hits.map((hit) => hit.chunkId));
+    expect(result.hits.every((hit) => hit.rerankScore === undefined)).toBe(true);
+    expect(result.evidence.topRerankScore).toBeUndefined();
+    expect(result.lowEvidence).toBe(expected.lowEvidence);
+    expect(notices).toEqual([
+      expect.stringMatching(/^reranker down-reranker failed, fused order kept: .*network error/),
+    ]);
+  });
+
+  it('stops with the search’s signal instead of falling back', async () => {
+    const knowledge = await knowledgeWith({ reranker: new HangingReranker() });
+    const controller = new AbortController();
+    const search = knowledge.search('退款多久到账', { signal: controller.signal });
+    controller.abort(new Error('stopped by the shopper'));
+    await expect(search).rejects.toThrow('stopped by the shopper');
+  });
+
+  it('keeps a clause of the identifier asked about ahead of a rival the reranker prefers', async () => {
+    // The reranker rates the L size's clause above the M size's: the exact lane has decided.
+    const reranker = new ScriptedReranker([
+      ['NS-X2-BLK-L', 0.97],
+      ['NS-X2-BLK-M', 0.6],
+    ]);
+    const knowledge = await knowledgeWith({ reranker });
+    const result = await knowledge.search('NS-X2-BLK-M 现在有货吗', { topK: 3 });
+    expect(result.hits[0]?.text).toContain('NS-X2-BLK-M');
+    expect(result.hits[0]?.rerankScore).toBe(0.6);
+  });
+});
+
+describe('a reranker configured by the environment', () => {
+  const temporary = temporaryKnowledgeDirectory('runstream-rerank-env-');
+  let fake: FakeRerankServer | undefined;
+  afterEach(async () => {
+    await fake?.close();
+    fake = undefined;
+  });
+
+  it('reorders the search through a rerank server over real HTTP', async () => {
+    fake = await startFakeRerankServer();
+    temporary.write('returns.md', POLICY);
+    const env = {
+      RUNSTREAM_RERANK_MODEL: 'bge-reranker-v2-m3',
+      RUNSTREAM_RERANK_URL: fake.url('/v1/rerank'),
+    };
+    const knowledge = await openKnowledgeBase(temporary.database, env);
+    await knowledge.ingest([join(temporary.directory, 'knowledge')], { baseDirectory: temporary.directory });
+    const result = await knowledge.search('退款到账', { topK: 2 });
+    expect(fake.requests).toHaveLength(1);
+    expect(fake.requests[0]?.body).toMatchObject({ model: 'bge-reranker-v2-m3', query: '退款到账' });
+    // The fake scores a passage by the share of the question's characters it holds.
+    expect(result.hits[0]?.text).toContain('到账');
+    expect(result.hits[0]?.rerankScore).toBe(1);
+    expect(result.evidence.topRerankScore).toBe(1);
+  });
+});
