@@ -29,7 +29,7 @@ export interface HttpRerankerOptions {
   initialDelayMs?: number;
   /** Ceiling of any retry delay and of the `Retry-After` accepted. Default 2,000 ms. */
   maxDelayMs?: number;
-  /** One request's budget. Default 10,000 ms. */
+  /** One request's budget. Default 5,000 ms: a shopper is waiting, and the fused order is a fallback. */
   timeoutMs?: number;
   fetch?: typeof fetch;
   random?: () => number;
@@ -70,7 +70,7 @@ export class HttpReranker implements Reranker {
       maxRetries: options.maxRetries ?? 1,
       initialDelayMs: options.initialDelayMs ?? 200,
       maxDelayMs: options.maxDelayMs ?? 2_000,
-      timeoutMs: options.timeoutMs ?? 10_000,
+      timeoutMs: options.timeoutMs ?? 5_000,
       fetch: options.fetch,
       random: options.random,
     });
