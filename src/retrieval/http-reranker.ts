@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isHttpUrl } from '../shared/index.ts';
-import { JsonEndpoint } from './json-endpoint.ts';
+import { JsonEndpoint, type RequestPolicyOptions } from './json-endpoint.ts';
 import type { Reranker } from './reranker.ts';
 import { RetrievalError } from './retrieval-error.ts';
 
@@ -14,7 +14,11 @@ import { RetrievalError } from './retrieval-error.ts';
  */
 export type RerankApi = 'rerank' | 'dashscope';
 
-export interface HttpRerankerOptions {
+/**
+ * Requests are retried once after 200 ms, capped at 2 s, each given 5 s: a shopper is waiting, and
+ * the fused order is a fallback.
+ */
+export interface HttpRerankerOptions extends RequestPolicyOptions {
   /** The full endpoint, e.g. `http://localhost:8000/v1/rerank` or `https://api.jina.ai/v1/rerank`. */
   url: string;
   /** Sent as `Authorization: Bearer …`; omit it for a local server without keys. */
@@ -23,16 +27,6 @@ export interface HttpRerankerOptions {
   model: string;
   /** Default: `dashscope` when the URL is DashScope's text-rerank service, else `rerank`. */
   api?: RerankApi;
-  /** Retries of a request after a 408, 429, 5xx, timeout or network error. Default 1: a shopper waits. */
-  maxRetries?: number;
-  /** Ceiling of the first jittered retry delay. Default 200 ms. */
-  initialDelayMs?: number;
-  /** Ceiling of any retry delay and of the `Retry-After` accepted. Default 2,000 ms. */
-  maxDelayMs?: number;
-  /** One request's budget. Default 5,000 ms: a shopper is waiting, and the fused order is a fallback. */
-  timeoutMs?: number;
-  fetch?: typeof fetch;
-  random?: () => number;
 }
 
 const RerankItemSchema = z.object({

@@ -9,6 +9,24 @@ import {
 } from '../shared/index.ts';
 import { RetrievalError, type RetrievalErrorCode } from './retrieval-error.ts';
 
+/** How an adapter's requests are retried and timed; each adapter sets its own defaults. */
+export interface RequestPolicyOptions {
+  /** Retries of one request after a 408, 429, 5xx, timeout or network error. */
+  maxRetries?: number;
+  /** Ceiling of the first jittered retry delay; it doubles per retry. */
+  initialDelayMs?: number;
+  /**
+   * Ceiling of any jittered retry delay, and the longest `Retry-After` waited for: a server asking
+   * for more fails the call at once instead of stalling the caller.
+   */
+  maxDelayMs?: number;
+  /** One request's budget, body included; a timed-out request is retried. */
+  timeoutMs?: number;
+  fetch?: typeof fetch;
+  /** The jitter's source of randomness, a stand-in for `Math.random` in tests. */
+  random?: () => number;
+}
+
 export interface JsonEndpointOptions {
   /** The full URL the JSON bodies are POSTed to. */
   url: string;

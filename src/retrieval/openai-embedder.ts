@@ -1,10 +1,14 @@
 import { z } from 'zod';
 import { describeEndpoint, isHttpUrl } from '../shared/index.ts';
 import type { Embedder } from './embedder.ts';
-import { JsonEndpoint } from './json-endpoint.ts';
+import { JsonEndpoint, type RequestPolicyOptions } from './json-endpoint.ts';
 import { RetrievalError } from './retrieval-error.ts';
 
-export interface OpenAiCompatibleEmbedderOptions {
+/**
+ * Requests are retried up to 4 times after 500 ms doubling, capped at 30 s (also the longest
+ * `Retry-After` waited for), each given 60 s: an ingest can wait, and should not fail on a blip.
+ */
+export interface OpenAiCompatibleEmbedderOptions extends RequestPolicyOptions {
   /**
    * The API root that `/embeddings` is appended to, e.g. `https://api.openai.com/v1`,
    * `https://dashscope.aliyuncs.com/compatible-mode/v1` or Ollama's `http://localhost:11434/v1`.
@@ -21,20 +25,6 @@ export interface OpenAiCompatibleEmbedderOptions {
   dimensions?: number;
   /** Texts per request. Default 10: DashScope `text-embedding-v4` accepts at most 10 per request. */
   batchSize?: number;
-  /** Retries of one request after a 408, 429, 5xx, timeout or network error. Default 4. */
-  maxRetries?: number;
-  /** Ceiling of the first jittered retry delay; it doubles per retry. Default 500 ms. */
-  initialDelayMs?: number;
-  /**
-   * Ceiling of any jittered retry delay, and the longest `Retry-After` this embedder waits: a server
-   * asking for more fails the call at once instead of stalling an ingest. Default 30 000 ms.
-   */
-  maxDelayMs?: number;
-  /** One request's budget, body included; a timed-out request is retried. Default 60 000 ms. */
-  timeoutMs?: number;
-  fetch?: typeof fetch;
-  /** The jitter's source of randomness, a stand-in for `Math.random` in tests. */
-  random?: () => number;
 }
 
 const DEFAULT_BATCH_SIZE = 10;
