@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeRerankServer } from '../retrieval/test-support/index.ts';
 
 /** The real command, as a newcomer runs it: `runstream kb …` in a child process. */
 const run = promisify(execFile);
@@ -15,9 +16,18 @@ let directory: string;
 let database: string;
 
 async function runstream(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return runstreamWith({}, ...args);
+}
+
+/** The command with these environment variables added to the test's own. */
+async function runstreamWith(
+  env: Record<string, string>,
+  ...args: string[]
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await run(process.execPath, [BIN, ...args, '--db', database], {
       timeout: 60_000,
+      env: { ...process.env, ...env },
     });
     return { code: 0, stdout, stderr };
   } catch (error) {
@@ -137,6 +147,39 @@ describe('runstream kb', () => {
     expect(report.code).toBe(0);
     expect(report.stdout).toMatch(/colloquial\s+1\s+1\.000\s+1\.000\s+1\.000/);
     expect(report.stdout).toMatch(/overall\s+2\s+1\.000/);
+  });
+
+  it('reranks through the configured rerank server, and measures without it on --no-rerank', async () => {
+    const fake = await startFakeRerankServer();
+    try {
+      const queries = join(directory, 'rerank-queries.jsonl');
+      writeFileSync(queries, '{"id":"a","query":"这双鞋七天内能退吗？","gold":["7 个自然日内"]}\n');
+      const env = {
+        RUNSTREAM_RERANK_MODEL: 'bge-reranker-v2-m3',
+        RUNSTREAM_RERANK_URL: fake.url('/v1/rerank'),
+      };
+      const reranked = await runstreamWith(env, 'kb', 'eval', queries, '--synonyms', SYNONYMS);
+      expect(reranked.code).toBe(0);
+      expect(reranked.stdout).toMatch(/lanes: exact \+ ngram \+ bm25, reranked by bge-reranker-v2-m3;/);
+      expect(fake.requests).toHaveLength(1);
+      const search = await runstreamWith(
+        env,
+        'kb',
+        'search',
+        '这双鞋七天内能退吗？',
+        '--json',
+        '--top-k',
+        '2',
+      );
+      expect(JSON.parse(search.stdout.split('\n')[0] ?? '{}').rerankScore).toEqual(expect.any(Number));
+      const plain = await runstreamWith(env, 'kb', 'eval', queries, '--synonyms', SYNONYMS, '--no-rerank');
+      expect(plain.stdout).toMatch(/lanes: exact \+ ngram \+ bm25;/);
+      expect(fake.requests).toHaveLength(2);
+      const stats = await runstreamWith(env, 'kb', 'stats');
+      expect(stats.stdout).toMatch(/search lanes: exact \+ ngram \+ bm25, reranked by bge-reranker-v2-m3/);
+    } finally {
+      await fake.close();
+    }
   });
 
   it('refuses bad input with a clear message and a non-zero exit, leaving the index as it was', async () => {

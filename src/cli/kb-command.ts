@@ -35,7 +35,9 @@ Options:
   --no-english-lexicon   search and eval: English words through the general glossary only, not
                          through CC-CEDICT's glosses of the knowledge base's words (for comparison)
   --no-paraphrase        search and eval: a question's words the knowledge base lacks stay as they are,
-                         not met by its words with the same CC-CEDICT gloss (for comparison)`;
+                         not met by its words with the same CC-CEDICT gloss (for comparison)
+  --no-rerank            search and eval: the fused order, without the reranker that RUNSTREAM_RERANK_*
+                         configures (for comparison)`;
 
 export async function kbCommand(
   argv: string[],
@@ -55,9 +57,11 @@ export async function kbCommand(
       json: { type: 'boolean', default: false },
       'no-english-lexicon': { type: 'boolean', default: false },
       'no-paraphrase': { type: 'boolean', default: false },
+      'no-rerank': { type: 'boolean', default: false },
     },
   });
   const databasePath = values.db ?? databasePathFromEnv();
+  const env = values['no-rerank'] ? withoutReranker(process.env) : process.env;
   const print = (line = '') => output.write(`${line}\n`);
   const synonymsPath = values.synonyms ?? process.env.RUNSTREAM_SYNONYMS?.trim();
   const analyzerOptions = {
@@ -71,7 +75,7 @@ export async function kbCommand(
       if (positionals.length === 0) throw new UsageError('kb ingest needs at least one file or folder');
       const database = openDatabase(databasePath);
       try {
-        const knowledge = await openKnowledgeBase(database, process.env, analyzerOptions);
+        const knowledge = await openKnowledgeBase(database, env, analyzerOptions);
         const bar = new ProgressBar();
         const summary = await knowledge.ingest(positionals, {
           onProgress: (progress) => bar.update(progress.phase, progress.done, progress.total),
@@ -94,7 +98,7 @@ export async function kbCommand(
       const contextChars = parseContextChars(values['context-chars']);
       const database = openDatabase(databasePath);
       try {
-        const knowledge = await openKnowledgeBase(database, process.env, {
+        const knowledge = await openKnowledgeBase(database, env, {
           ...analyzerOptions,
           ...parseWeights(values.weights),
           ...parseScoreShare(values['score-share']),
@@ -128,7 +132,7 @@ export async function kbCommand(
       const queries = parseEvalQueries(decodeUtf8(bytes, path), path);
       const database = openDatabase(databasePath);
       try {
-        const knowledge = await openKnowledgeBase(database, process.env, {
+        const knowledge = await openKnowledgeBase(database, env, {
           ...analyzerOptions,
           ...parseWeights(values.weights),
           ...parseScoreShare(values['score-share']),
@@ -150,7 +154,7 @@ export async function kbCommand(
           );
         } else {
           print(
-            `${queries.length} queries, lanes: ${knowledge.activeLanes.join(' + ')}; a hit is a top-10 passage whose context holds a gold substring (clause columns: the matched clause alone)`,
+            `${queries.length} queries, lanes: ${describeLanes(knowledge)}; a hit is a top-10 passage whose context holds a gold substring (clause columns: the matched clause alone)`,
           );
           print(formatEvalReport(report));
         }
@@ -162,9 +166,9 @@ export async function kbCommand(
     case 'stats': {
       const database = openDatabase(databasePath);
       try {
-        const knowledge = await openKnowledgeBase(database, process.env, analyzerOptions);
+        const knowledge = await openKnowledgeBase(database, env, analyzerOptions);
         print(`${databasePath}: ${knowledge.documentCount} documents, ${knowledge.chunkCount} chunks`);
-        print(`search lanes: ${knowledge.activeLanes.join(' + ')}`);
+        print(`search lanes: ${describeLanes(knowledge)}`);
       } finally {
         database.close();
       }
@@ -179,6 +183,18 @@ export async function kbCommand(
 }
 
 /** The table's text, checked here: a malformed line is named with its file, not met mid-search. */
+/** The environment without the reranker's settings: `--no-rerank`. */
+function withoutReranker(
+  env: Readonly<Record<string, string | undefined>>,
+): Record<string, string | undefined> {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !name.startsWith('RUNSTREAM_RERANK_')));
+}
+
+function describeLanes(knowledge: { activeLanes: string[]; rerankerModel: string | undefined }): string {
+  const lanes = knowledge.activeLanes.join(' + ');
+  return knowledge.rerankerModel === undefined ? lanes : `${lanes}, reranked by ${knowledge.rerankerModel}`;
+}
+
 function readSynonyms(path: string): string {
   let table: string;
   try {

@@ -10,17 +10,20 @@ const SIBLING_DEPTH_PER_SLOT = 2;
 
 /**
  * The first `topK` passages in fused order, each with its best clause and the other clauses of it
- * among the first `topK × SIBLING_DEPTH_PER_SLOT` fused hits. A passage fills one slot, however many
- * of its clauses matched; the next-best passage takes the next.
+ * among the first `slots × SIBLING_DEPTH_PER_SLOT` fused hits. A passage fills one slot, however many
+ * of its clauses matched; the next-best passage takes the next. `slots` is the number of passages the
+ * caller returns, `topK` by default; a reranker's candidates are more passages than that, and reading
+ * more of them must not change which clauses each passage shows as matched.
  */
 export function distinctPassages(
   passages: PassageIndex,
   ordered: readonly FusedHit[],
   topK: number,
+  slots = topK,
 ): { best: FusedHit; matched: number[] }[] {
   const picked: { best: FusedHit; matched: number[] }[] = [];
   const slotOf = new Map<number, { best: FusedHit; matched: number[] }>();
-  const siblingDepth = topK * SIBLING_DEPTH_PER_SLOT;
+  const siblingDepth = slots * SIBLING_DEPTH_PER_SLOT;
   for (const [rank, hit] of ordered.entries()) {
     const passage = passages.passageOf(hit.index);
     const slot = slotOf.get(passage);

@@ -88,6 +88,14 @@ describe('evaluate', () => {
     }));
     expect(keyword.lowEvidence).toMatchObject({ signal: 'keyword', auc: 0.5 });
     expect(formatEvalReport(keyword)).toMatch(/low evidence: AUC 0\.500/);
+    // A reranker that failed on some searches leaves two scales: nothing to calibrate on.
+    const mixed = await evaluate(queries, async (query) => ({
+      hits: [],
+      lowEvidence: false,
+      evidence: evidence(query === 'yes' ? 0.9 : undefined),
+    }));
+    expect(mixed.lowEvidence).toEqual({ auc: null, bestThreshold: null, signal: 'mixed', reranked: 1 });
+    expect(formatEvalReport(mixed)).toMatch(/the reranker answered 1 of 2 searches .* no AUC or threshold/);
   });
 
   it('names the line of a bad record', () => {

@@ -93,9 +93,12 @@ export interface LowEvidenceReport {
   bestThreshold: ThresholdFit | null;
   /**
    * Which score the strengths are: the reranker's best relevance when every search was reranked
-   * (its line is `rerankLowEvidenceScore`), else the keyword score (`lowEvidenceScore`).
+   * (its line is `rerankLowEvidenceScore`), the keyword score when none was (`lowEvidenceScore`),
+   * `mixed` when the reranker failed on some: two scales in one curve, nothing to calibrate on.
    */
-  signal: 'reranker' | 'keyword';
+  signal: 'reranker' | 'keyword' | 'mixed';
+  /** Searches whose evidence was the reranker's. */
+  reranked: number;
 }
 
 export interface EvalReport {
@@ -118,10 +121,10 @@ export async function evaluate(
   search: (query: string, topK: number) => Promise<EvalSearchResult>,
 ): Promise<EvalReport> {
   const outcomes: QueryOutcome[] = [];
-  let reranked = queries.length > 0;
+  let reranked = 0;
   for (const query of queries) {
     const result = await search(query.query, EVAL_DEPTH);
-    reranked &&= result.evidence?.topRerankScore !== undefined;
+    if (result.evidence?.topRerankScore !== undefined) reranked += 1;
     const hits = result.hits.slice(0, EVAL_DEPTH);
     const rankOf = (evidence: (hit: EvalSearchResult['hits'][number]) => string) => {
       const position = hits.findIndex((hit) => query.gold.some((gold) => evidence(hit).includes(gold)));
@@ -142,17 +145,18 @@ export async function evaluate(
   for (const type of [...new Set(outcomes.map((outcome) => outcome.type))].sort()) {
     byType[type] = summarize(outcomes.filter((outcome) => outcome.type === type));
   }
-  const scored = outcomes.flatMap((outcome) =>
-    outcome.strength === null ? [] : [{ strength: outcome.strength, answerable: outcome.answerable }],
-  );
+  const signal = reranked === 0 ? 'keyword' : reranked === outcomes.length ? 'reranker' : 'mixed';
+  // Two scales in one curve would rank a keyword score of 3 above every reranker score of 0.9.
+  const scored =
+    signal === 'mixed'
+      ? []
+      : outcomes.flatMap((outcome) =>
+          outcome.strength === null ? [] : [{ strength: outcome.strength, answerable: outcome.answerable }],
+        );
   return {
     overall: summarize(outcomes),
     byType,
-    lowEvidence: {
-      auc: rocAuc(scored),
-      bestThreshold: fitThreshold(scored),
-      signal: reranked ? 'reranker' : 'keyword',
-    },
+    lowEvidence: { auc: rocAuc(scored), bestThreshold: fitThreshold(scored), signal, reranked },
     outcomes,
   };
 }
@@ -214,7 +218,10 @@ export function formatEvalReport(report: EvalReport): string {
       return index === rows.length - 1 ? `${'-'.repeat(line.length)}\n${line}` : line;
     })
     .join('\n');
-  const { auc, bestThreshold, signal } = report.lowEvidence;
+  const { auc, bestThreshold, signal, reranked } = report.lowEvidence;
+  if (signal === 'mixed') {
+    return `${table}\nlow evidence: the reranker answered ${reranked} of ${report.outcomes.length} searches and the rest fell back to the keyword score; no AUC or threshold over two scales`;
+  }
   if (auc === null) return table;
   const { overall } = report;
   const best =

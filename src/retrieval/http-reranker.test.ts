@@ -1,6 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRerankerFromEnv, HttpReranker } from './http-reranker.ts';
-import { rerankOptionsFromEnv } from './open-knowledge-base.ts';
 import { RetrievalError } from './retrieval-error.ts';
 import { type FakeRerankServer, startFakeRerankServer } from './test-support/index.ts';
 
@@ -53,19 +52,25 @@ describe('HttpReranker', () => {
   });
 
   it('retries a 503 once, then answers', async () => {
-    fake = await startFakeRerankServer((_, number) =>
-      number === 1 ? { status: 503, body: { message: 'busy' } } : undefined,
-    );
+    fake = await startFakeRerankServer({
+      answer: (_, number) => (number === 1 ? { status: 503, body: { message: 'busy' } } : undefined),
+    });
     const reranker = new HttpReranker({ url: fake.url('/v1/rerank'), model: 'm', initialDelayMs: 1 });
     expect(await reranker.rerank('a', ['a', 'b'])).toEqual([1, 0]);
     expect(fake.requests).toHaveLength(2);
   });
 
+  it('gives up after that one retry: a shopper is waiting', async () => {
+    fake = await startFakeRerankServer({ answer: () => ({ status: 503, body: { message: 'busy' } }) });
+    const reranker = new HttpReranker({ url: fake.url('/v1/rerank'), model: 'm', initialDelayMs: 1 });
+    await expect(reranker.rerank('a', ['a'])).rejects.toThrow(/HTTP 503.*gave up after 2 attempts/);
+    expect(fake.requests).toHaveLength(2);
+  });
+
   it('fails at once on a 401, naming the status and the server’s message but never the key', async () => {
-    fake = await startFakeRerankServer(() => ({
-      status: 401,
-      body: { message: `Invalid API key: ${API_KEY}` },
-    }));
+    fake = await startFakeRerankServer({
+      answer: () => ({ status: 401, body: { message: `Invalid API key: ${API_KEY}` } }),
+    });
     const reranker = new HttpReranker({ url: fake.url('/v1/rerank'), model: 'm', apiKey: API_KEY });
     const failure = await reranker.rerank('a', ['a']).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(RetrievalError);
@@ -98,7 +103,7 @@ describe('HttpReranker', () => {
     ['another shape', { data: [0.1, 0.2] }, /not a rerank result list/],
     ['a body that is not JSON', 'oops', /not JSON/],
   ])('refuses an answer with %s', async (_, body, message) => {
-    fake = await startFakeRerankServer(() => ({ status: 200, body }));
+    fake = await startFakeRerankServer({ answer: () => ({ status: 200, body }) });
     const reranker = new HttpReranker({ url: fake.url('/v1/rerank'), model: 'm' });
     await expect(reranker.rerank('a', ['a', 'b'])).rejects.toThrow(message);
   });
@@ -109,6 +114,12 @@ describe('HttpReranker', () => {
     expect(fake.requests).toHaveLength(0);
     expect(() => new HttpReranker({ url: 'ftp://x/rerank', model: 'm' })).toThrow(RangeError);
     expect(() => new HttpReranker({ url: 'http://x/rerank', model: ' ' })).toThrow(RangeError);
+    expect(() => new HttpReranker({ url: 'http://x/rerank', model: 'm', timeoutMs: Number.NaN })).toThrow(
+      /timeoutMs must be an integer of at least 1/,
+    );
+    expect(() => new HttpReranker({ url: 'http://x/rerank', model: 'm', maxRetries: -1 })).toThrow(
+      /maxRetries must be an integer of at least 0/,
+    );
   });
 });
 
@@ -145,27 +156,5 @@ describe('createRerankerFromEnv', () => {
     });
     expect(native?.api).toBe('dashscope');
     expect(native?.model).toBe('gte-rerank-v2');
-  });
-
-  it('reads the candidates and the low-evidence line only beside a reranker', () => {
-    const env = { RUNSTREAM_RERANK_MODEL: 'm', RUNSTREAM_RERANK_URL: 'http://x/v1/rerank' };
-    expect(rerankOptionsFromEnv({})).toEqual({});
-    const options = rerankOptionsFromEnv({
-      ...env,
-      RUNSTREAM_RERANK_CANDIDATES: '30',
-      RUNSTREAM_RERANK_LOW_EVIDENCE: '0.25',
-    });
-    expect(options.rerankCandidates).toBe(30);
-    expect(options.rerankLowEvidenceScore).toBe(0.25);
-    expect(options.reranker?.model).toBe('m');
-    expect(() => rerankOptionsFromEnv({ RUNSTREAM_RERANK_CANDIDATES: '30' })).toThrow(
-      /RUNSTREAM_RERANK_CANDIDATES is set but RUNSTREAM_RERANK_MODEL is not/,
-    );
-    expect(() => rerankOptionsFromEnv({ ...env, RUNSTREAM_RERANK_CANDIDATES: '0' })).toThrow(
-      /positive integer/,
-    );
-    expect(() => rerankOptionsFromEnv({ ...env, RUNSTREAM_RERANK_LOW_EVIDENCE: 'high' })).toThrow(
-      /must be a number/,
-    );
   });
 });

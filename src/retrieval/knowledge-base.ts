@@ -1,9 +1,19 @@
 import { distinctPassages } from './distinct-passages.ts';
-import type { Embedder } from './embedder.ts';
 import { hasEnglishWords } from './english-lexicon.ts';
 import { orderByIdentifierScope } from './identifier-scope.ts';
 import { type IngestOptions, type IngestSummary, ingestPaths } from './ingest.ts';
-import type { KnowledgeStore, StoredChunk } from './knowledge-store.ts';
+import {
+  DEFAULT_CONTEXT_CHARS,
+  DEFAULT_FUSION_SCORE_SHARE,
+  DEFAULT_LANE_WEIGHTS,
+  DEFAULT_LOW_EVIDENCE_SCORE,
+  DEFAULT_RERANK_CANDIDATES,
+  DEFAULT_RERANK_LOW_EVIDENCE_SCORE,
+  type KnowledgeBaseOptions,
+  PARAPHRASE_WEIGHT,
+  RERANK_PAUSE_MS,
+} from './knowledge-base-options.ts';
+import type { StoredChunk } from './knowledge-store.ts';
 import { extractIdentifiers, type LaneHit } from './lanes/index.ts';
 import {
   type IndexBuildReport,
@@ -24,107 +34,11 @@ import {
   type SearchOptions,
   type SearchResult,
 } from './search-result.ts';
-import { defaultTextAnalyzer, stripQuestionForm, type TextAnalyzer } from './text/index.ts';
+import { defaultTextAnalyzer, stripQuestionForm } from './text/index.ts';
 import { unknownWords } from './unknown-words.ts';
 
+export * from './knowledge-base-options.ts';
 export type { IndexBuildReport };
-
-export interface KnowledgeBaseOptions {
-  store: KnowledgeStore;
-  /** Enables the vector lane (chunks must have been embedded by the same model). */
-  embedder?: Embedder;
-  /** Fusion weights per lane; 0 turns a lane off. */
-  weights?: Partial<Record<LaneName, number>>;
-  /** Reciprocal rank fusion constant. Default 60. */
-  rrfK?: number;
-  /**
-   * How much of each lane's relative score joins its rank in the fusion, 0 to 1
-   * (`FusionOptions.scoreShare`); 0 is pure rank fusion. Default {@link DEFAULT_FUSION_SCORE_SHARE}.
-   */
-  fusionScoreShare?: number;
-  /**
-   * Below this top keyword score (and without an exact match) evidence is low. Default
-   * {@link DEFAULT_LOW_EVIDENCE_SCORE}; `kb eval` prints the best threshold for a labelled set.
-   */
-  lowEvidenceScore?: number;
-  /**
-   * Reorders the first `rerankCandidates` passages by a cross-encoder's relevance (`HttpReranker`),
-   * whose best score then decides `lowEvidence`. A reranker that fails leaves the fused order (told
-   * through `onNotice`).
-   */
-  reranker?: Reranker;
-  /** Passages the reranker reads per search. Default {@link DEFAULT_RERANK_CANDIDATES}. */
-  rerankCandidates?: number;
-  /**
-   * With a reranker: below this best relevance score evidence is low. Default
-   * {@link DEFAULT_RERANK_LOW_EVIDENCE_SCORE}; calibrate it for the model with `kb eval`.
-   */
-  rerankLowEvidenceScore?: number;
-  /** Longest `context` of a hit, in characters. Default {@link DEFAULT_CONTEXT_CHARS}. */
-  contextChars?: number;
-  /**
-   * The text analysis of documents and queries. Default: general resources only. A domain passes
-   * `createTextAnalyzer({ synonyms })` with its own table (e.g. src/domains/novashop/synonyms.txt).
-   */
-  analyzer?: TextAnalyzer;
-  /**
-   * Translate the English words of a question into the knowledge base's Chinese words through
-   * CC-CEDICT's glosses (english-lexicon.ts). Default true.
-   */
-  englishLexicon?: boolean;
-  /**
-   * Add, for the question's words the knowledge base never uses, its own words that CC-CEDICT glosses
-   * alike (english-lexicon.ts, `paraphrase`). Default true.
-   */
-  paraphrases?: boolean;
-  /**
-   * Told once per open when stored terms were made by another text analysis and every chunk is
-   * re-analysed (slow at scale, and worth knowing), and when a reranker fails. Default: a line on
-   * stderr.
-   */
-  onNotice?: (message: string) => void;
-}
-
-/** The offline default: the character n-gram lane leads, as measured (docs/retrieval.md). */
-export const DEFAULT_LANE_WEIGHTS: Readonly<Record<LaneName, number>> = {
-  exact: 2,
-  ngram: 1,
-  bm25: 0.3,
-  // Off by default: homophone correction of the query fixes the typos it was for (dev typo R@3 1.00
-  // without the lane, 0.86 with it), and as a bigram lane it helps only with a shop's table
-  // (docs/retrieval.md). Weight > 0 builds it.
-  pinyin: 0,
-  vector: 1,
-};
-/**
- * The share of each lane's relative score added to its rank in the fusion (`FusionOptions.scoreShare`).
- * Chosen on the four development sets: 0.15 to 0.25 raise or keep every set's R@1, R@3 and MRR; from
- * 0.35 on, FreshMart's R@1 falls (docs/retrieval.md, change 16).
- */
-export const DEFAULT_FUSION_SCORE_SHARE = 0.2;
-/**
- * How much a word the question gains by paraphrase counts in the lexical lanes, against 1 for the
- * question's own words (docs/retrieval.md, change 17).
- */
-export const PARAPHRASE_WEIGHT = 0.5;
-/** Fitted on the NovaShop dev set (Youden's J); see docs/retrieval.md for both sets' counts. */
-export const DEFAULT_LOW_EVIDENCE_SCORE = 0.9;
-/**
- * About three policy sentences: enough for the clause next to the match, while four hits stay
- * near 1,200 characters of evidence for the model.
- */
-export const DEFAULT_CONTEXT_CHARS = 300;
-/**
- * The passages a reranker reads: the answer is among the first 20 for 0.969 to 1.000 of the
- * answerable questions of every evaluation set (docs/retrieval.md, "Reranking").
- */
-export const DEFAULT_RERANK_CANDIDATES = 20;
-/**
- * Not measured here (no reranker can run offline): cross-encoders' scores for a passage that does
- * not answer usually fall well under 0.1 on their 0-to-1 scale. `kb eval` prints the best threshold
- * for a model and a labelled set.
- */
-export const DEFAULT_RERANK_LOW_EVIDENCE_SCORE = 0.1;
 
 function indexOptions(options: KnowledgeBaseOptions): KnowledgeIndexOptions {
   return { ...options, pinyinLane: (options.weights?.pinyin ?? DEFAULT_LANE_WEIGHTS.pinyin) > 0 };
@@ -138,6 +52,7 @@ function indexOptions(options: KnowledgeBaseOptions): KnowledgeIndexOptions {
 export class KnowledgeBase {
   readonly #options: KnowledgeBaseOptions;
   #index: LoadedIndex;
+  #rerankerPausedUntil = 0;
 
   private constructor(options: KnowledgeBaseOptions, index: LoadedIndex) {
     this.#options = options;
@@ -189,6 +104,11 @@ export class KnowledgeBase {
     return this.#index.report;
   }
 
+  /** The reranker's model, when searches are reranked. */
+  get rerankerModel(): string | undefined {
+    return this.#options.reranker?.model;
+  }
+
   get documentCount(): number {
     return this.#index.documents.size;
   }
@@ -220,8 +140,22 @@ export class KnowledgeBase {
     return summary;
   }
 
-  #notice(message: string): void {
-    (this.#options.onNotice ?? ((line: string) => process.stderr.write(`runstream: ${line}\n`)))(message);
+  /** The reranker, unless there is none or it failed less than {@link RERANK_PAUSE_MS} ago. */
+  #rerankerInService(): Reranker | undefined {
+    return Date.now() < this.#rerankerPausedUntil ? undefined : this.#options.reranker;
+  }
+
+  /**
+   * After a failure the searches go without the reranker for a while: a server that is down would
+   * otherwise cost every search its timeout and retry (about 10 s) before the fused order, and write
+   * one line per search.
+   */
+  #pauseReranker(reranker: Reranker, failure: string): void {
+    this.#rerankerPausedUntil = Date.now() + RERANK_PAUSE_MS;
+    const notice = this.#options.onNotice ?? ((line: string) => process.stderr.write(`runstream: ${line}\n`));
+    notice(
+      `reranker ${reranker.model} failed (${failure}); searches keep the fused order for the next ${RERANK_PAUSE_MS / 1000} s`,
+    );
   }
 
   async search(query: string, options: SearchOptions = {}): Promise<SearchResult> {
@@ -316,24 +250,25 @@ export class KnowledgeBase {
             rrfK: this.#options.rrfK ?? 60,
           })
         : { ordered: fused, inScope: 0 };
-    const reranker = this.#options.reranker;
+    const reranker = this.#rerankerInService();
     const candidates = reranker
       ? Math.max(topK, this.#options.rerankCandidates ?? DEFAULT_RERANK_CANDIDATES)
       : topK;
-    const passages = distinctPassages(index.passages, scoped.ordered, candidates);
+    const passages = distinctPassages(index.passages, scoped.ordered, candidates, topK);
     const candidateHits = passages.map(({ best, matched }) =>
       toSearchHit(index, best, index.passages.context(matched, contextChars)),
     );
     const inScope = new Set(scoped.ordered.slice(0, scoped.inScope).map((hit) => hit.index));
-    const reranked = reranker
-      ? await rerankOrKeep(reranker, trimmed, candidateHits, {
-          pinned: passages.map(({ best }) => inScope.has(best.index)),
-          notice: (message) => this.#notice(message),
-          ...(options.signal ? { signal: options.signal } : {}),
-        })
-      : { hits: candidateHits, topScore: undefined };
-    const hits = reranked.hits.slice(0, topK);
-    const topRerankScore = reranked.topScore;
+    const reranked =
+      reranker && candidateHits.length > 0
+        ? await rerankOrKeep(reranker, trimmed, candidateHits, {
+            keep: topK,
+            pinned: passages.map(({ best }) => inScope.has(best.index)),
+            ...(options.signal ? { signal: options.signal } : {}),
+          })
+        : { hits: candidateHits.slice(0, topK), topScore: undefined };
+    if ('failure' in reranked && reranker) this.#pauseReranker(reranker, reranked.failure);
+    const { hits, topScore: topRerankScore } = reranked;
     const exactMatches = lanes.exact?.length ?? 0;
     const evidence: SearchEvidence = {
       exactMatches,

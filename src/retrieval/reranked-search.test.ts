@@ -1,8 +1,9 @@
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { KnowledgeBase, type KnowledgeBaseOptions } from './knowledge-base.ts';
 import { openKnowledgeBase } from './open-knowledge-base.ts';
 import type { Reranker } from './reranker.ts';
+import type { SearchHit } from './search-result.ts';
 import { SqliteKnowledgeStore } from './sqlite-knowledge-store.ts';
 import {
   type FakeRerankServer,
@@ -123,7 +124,7 @@ describe('a search with a reranker', () => {
     expect((await lenient.search('退货运费谁出')).lowEvidence).toBe(false);
   });
 
-  it('keeps the fused order, and says so, when the reranker fails', async () => {
+  it('keeps the fused order, contexts and highlights included, and says so, when the reranker fails', async () => {
     const notices: string[] = [];
     const plain = await knowledgeWith({});
     const failing = await KnowledgeBase.open({
@@ -133,12 +134,82 @@ describe('a search with a reranker', () => {
     });
     const expected = await plain.search('退款多久到账', { topK: 3 });
     const result = await failing.search('退款多久到账', { topK: 3 });
-    expect(result.hits.map((hit) => hit.chunkId)).toEqual(expected.hits.map((hit) => hit.chunkId));
+    const shown = (hits: SearchHit[]) =>
+      hits.map(({ chunkId, context, highlights }) => ({ chunkId, context, highlights }));
+    expect(shown(result.hits)).toEqual(shown(expected.hits));
     expect(result.hits.every((hit) => hit.rerankScore === undefined)).toBe(true);
     expect(result.evidence.topRerankScore).toBeUndefined();
     expect(result.lowEvidence).toBe(expected.lowEvidence);
     expect(notices).toEqual([
-      expect.stringMatching(/^reranker down-reranker failed, fused order kept: .*network error/),
+      expect.stringMatching(
+        /^reranker down-reranker failed \(.*network error\); searches keep the fused order for the next 30 s$/,
+      ),
+    ]);
+  });
+
+  it('shows the same passages as without a reranker when it keeps their order', async () => {
+    // Reading 20 candidates instead of 1 must not change which clauses a passage shows as matched:
+    // here six clauses of one paragraph match, and one slot highlights only the best two.
+    temporary.write(
+      'refunds.md',
+      '# 退款\n\n## 退款说明\n\n退款审核通过后发起。退款原路退回。退款到账看银行。退款金额以实付为准。退款进度在订单里看。退款有问题请联系客服。\n',
+    );
+    const plain = await knowledgeWith({});
+    const keeping = await KnowledgeBase.open({
+      store: new SqliteKnowledgeStore(temporary.database),
+      reranker: new ScriptedReranker([], 0.5),
+    });
+    for (const [question, topK] of [
+      ['退款', 1],
+      ['退款多久到账', 3],
+      ['NS-X2-BLK-M 现在有货吗', 2],
+    ] as const) {
+      const expected = await plain.search(question, { topK });
+      const result = await keeping.search(question, { topK });
+      expect(result.hits.map(({ context, highlights }) => ({ context, highlights }))).toEqual(
+        expected.hits.map(({ context, highlights }) => ({ context, highlights })),
+      );
+    }
+  });
+
+  it('leaves a failed reranker alone for 30 s, then asks it again', async () => {
+    const reranker = new ScriptedReranker([['原路退回', 0.9]]);
+    let failing = true;
+    const flaky: Reranker = {
+      model: 'flaky-reranker',
+      rerank: (query, documents) =>
+        failing ? Promise.reject(new Error('HTTP 503')) : reranker.rerank(query, documents),
+    };
+    const notices: string[] = [];
+    const knowledge = await knowledgeWith({ reranker: flaky, onNotice: (message) => notices.push(message) });
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      expect((await knowledge.search('退款多久到账')).evidence.topRerankScore).toBeUndefined();
+      failing = false;
+      vi.setSystemTime(Date.now() + 29_000);
+      expect((await knowledge.search('退款多久到账')).evidence.topRerankScore).toBeUndefined();
+      expect(reranker.calls).toHaveLength(0);
+      vi.setSystemTime(Date.now() + 2_000);
+      expect((await knowledge.search('退款多久到账')).evidence.topRerankScore).toBe(0.9);
+      expect(reranker.calls).toHaveLength(1);
+      expect(notices).toHaveLength(1);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it.each([
+    ['a score that is not a number', [Number.NaN]],
+    ['too few scores', []],
+  ])('treats %s as a failure, not as evidence', async (_, scores) => {
+    const notices: string[] = [];
+    const broken: Reranker = { model: 'broken-reranker', rerank: async () => scores };
+    const knowledge = await knowledgeWith({ reranker: broken, onNotice: (message) => notices.push(message) });
+    const result = await knowledge.search('退款多久到账', { topK: 2 });
+    expect(result.evidence.topRerankScore).toBeUndefined();
+    expect(result.hits.every((hit) => hit.rerankScore === undefined)).toBe(true);
+    expect(notices).toEqual([
+      expect.stringMatching(/^reranker broken-reranker failed \(\d+ scores for \d+ passages/),
     ]);
   });
 
@@ -160,6 +231,10 @@ describe('a search with a reranker', () => {
     const result = await knowledge.search('NS-X2-BLK-M 现在有货吗', { topK: 3 });
     expect(result.hits[0]?.text).toContain('NS-X2-BLK-M');
     expect(result.hits[0]?.rerankScore).toBe(0.6);
+    // The evidence is what the caller is shown: with one slot, the rival's 0.97 is not among it.
+    const one = await knowledge.search('NS-X2-BLK-M 现在有货吗', { topK: 1 });
+    expect(one.hits.map((hit) => hit.rerankScore)).toEqual([0.6]);
+    expect(one.evidence.topRerankScore).toBe(0.6);
   });
 });
 
@@ -172,7 +247,10 @@ describe('a reranker configured by the environment', () => {
   });
 
   it('reorders the search through a rerank server over real HTTP', async () => {
-    fake = await startFakeRerankServer();
+    // A server that prefers the refund clause, which the fused order does not put first.
+    fake = await startFakeRerankServer({
+      score: (_, document) => (document.includes('原路退回') ? 0.88 : 0.03),
+    });
     temporary.write('returns.md', POLICY);
     const env = {
       RUNSTREAM_RERANK_MODEL: 'bge-reranker-v2-m3',
@@ -180,12 +258,15 @@ describe('a reranker configured by the environment', () => {
     };
     const knowledge = await openKnowledgeBase(temporary.database, env);
     await knowledge.ingest([join(temporary.directory, 'knowledge')], { baseDirectory: temporary.directory });
-    const result = await knowledge.search('退款到账', { topK: 2 });
+    const question = '退货运费谁出';
+    const fused = await openKnowledgeBase(temporary.database, {});
+    expect((await fused.search(question, { topK: 2 })).hits[0]?.text).not.toContain('原路退回');
+    const result = await knowledge.search(question, { topK: 2 });
     expect(fake.requests).toHaveLength(1);
-    expect(fake.requests[0]?.body).toMatchObject({ model: 'bge-reranker-v2-m3', query: '退款到账' });
-    // The fake scores a passage by the share of the question's characters it holds.
-    expect(result.hits[0]?.text).toContain('到账');
-    expect(result.hits[0]?.rerankScore).toBe(1);
-    expect(result.evidence.topRerankScore).toBe(1);
+    expect(fake.requests[0]?.body).toMatchObject({ model: 'bge-reranker-v2-m3', query: question });
+    expect(result.hits[0]?.text).toContain('原路退回');
+    expect(result.hits.map((hit) => hit.rerankScore)).toEqual([0.88, 0.03]);
+    expect(result.evidence.topRerankScore).toBe(0.88);
+    expect(result.lowEvidence).toBe(false);
   });
 });

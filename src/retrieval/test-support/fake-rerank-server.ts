@@ -17,15 +17,28 @@ export interface ReceivedRerankRequest {
 
 export type FakeRerankAnswer = { status: number; body: unknown } | undefined;
 
+export interface FakeRerankServerOptions {
+  /** Per request (1-based): answer this instead of the scores; `undefined` scores normally. */
+  answer?: (request: ReceivedRerankRequest, requestNumber: number) => FakeRerankAnswer;
+  /** A document's relevance. Default: the share of the query's characters it holds. */
+  score?: (query: string, document: string) => number;
+}
+
+function sharedCharacters(query: string, document: string): number {
+  const characters = [...query];
+  return characters.filter((character) => document.includes(character)).length / characters.length;
+}
+
 /**
  * A rerank server as Cohere, Jina and vLLM answer (`{results: [{index, relevance_score}]}`, best
  * first, `top_n` honoured), or as DashScope's text-rerank service does (the same wrapped in
- * `output`, with `usage` and `request_id`). A document's score is the share of the query's
- * characters it holds, so tests can predict the order.
+ * `output`, with `usage` and `request_id`). Scores are `options.score`'s, so tests can predict the
+ * order.
  */
 export async function startFakeRerankServer(
-  answer: (request: ReceivedRerankRequest, requestNumber: number) => FakeRerankAnswer = () => undefined,
+  options: FakeRerankServerOptions = {},
 ): Promise<FakeRerankServer> {
+  const score = options.score ?? sharedCharacters;
   const requests: ReceivedRerankRequest[] = [];
   const server = createServer(async (request: IncomingMessage, response: ServerResponse) => {
     let raw = '';
@@ -40,18 +53,13 @@ export async function startFakeRerankServer(
       response.writeHead(status, { 'content-type': 'application/json' });
       response.end(typeof body === 'string' ? body : JSON.stringify(body));
     };
-    const override = answer(received, requests.length);
+    const override = options.answer?.(received, requests.length);
     if (override !== undefined) return send(override.status, override.body);
     const dashscope = received.path.includes('/services/rerank/');
     const input = (dashscope ? received.body.input : received.body) as { query: string; documents: string[] };
     const topN = Number((dashscope ? (received.body.parameters as { top_n?: number }) : received.body).top_n);
-    const characters = [...input.query];
     const results = input.documents
-      .map((document, index) => ({
-        index,
-        relevance_score:
-          characters.filter((character) => document.includes(character)).length / characters.length,
-      }))
+      .map((document, index) => ({ index, relevance_score: score(input.query, document) }))
       .sort((left, right) => right.relevance_score - left.relevance_score)
       .slice(0, Number.isFinite(topN) ? topN : undefined);
     if (dashscope) send(200, { output: { results }, usage: { total_tokens: 42 }, request_id: 'req-1' });
