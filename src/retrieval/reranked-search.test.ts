@@ -213,6 +213,16 @@ describe('a search with a reranker', () => {
     ]);
   });
 
+  it('refuses a reranker setting that cannot work, before reading the store', async () => {
+    const store = new SqliteKnowledgeStore(temporary.database);
+    await expect(KnowledgeBase.open({ store, rerankCandidates: 0 })).rejects.toThrow(
+      /rerankCandidates must be a positive integer, got 0/,
+    );
+    await expect(KnowledgeBase.open({ store, rerankLowEvidenceScore: Number.NaN })).rejects.toThrow(
+      /rerankLowEvidenceScore must be a finite number/,
+    );
+  });
+
   it('stops with the search’s signal instead of falling back', async () => {
     const knowledge = await knowledgeWith({ reranker: new HangingReranker() });
     const controller = new AbortController();
