@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isHttpUrl } from '../shared/index.ts';
-import { JsonEndpoint, type RequestPolicyOptions } from './json-endpoint.ts';
+import { JsonEndpoint, type RequestPolicy, type RequestPolicyOptions } from './json-endpoint.ts';
 import type { Reranker } from './reranker.ts';
 import { RetrievalError } from './retrieval-error.ts';
 
@@ -29,10 +29,12 @@ export interface HttpRerankerOptions extends RequestPolicyOptions {
   api?: RerankApi;
 }
 
-const DEFAULT_MAX_RETRIES = 1;
-const DEFAULT_INITIAL_DELAY_MS = 200;
-const DEFAULT_MAX_DELAY_MS = 2_000;
-const DEFAULT_TIMEOUT_MS = 5_000;
+const RERANK_REQUEST_DEFAULTS: RequestPolicy = {
+  maxRetries: 1,
+  initialDelayMs: 200,
+  maxDelayMs: 2_000,
+  timeoutMs: 5_000,
+};
 
 const RerankItemSchema = z.object({
   index: z.number().int().nonnegative(),
@@ -56,12 +58,6 @@ export class HttpReranker implements Reranker {
 
   constructor(options: HttpRerankerOptions) {
     if (options.model.trim() === '') throw new RangeError('model must not be empty');
-    for (const name of ['maxRetries', 'initialDelayMs', 'maxDelayMs', 'timeoutMs'] as const) {
-      const value = options[name];
-      const least = name === 'maxRetries' ? 0 : 1;
-      if (value !== undefined && !(Number.isInteger(value) && value >= least))
-        throw new RangeError(`${name} must be an integer of at least ${least}, got ${value}`);
-    }
     if (!isHttpUrl(options.url)) {
       throw new RangeError(`url is not an http(s) URL: ${JSON.stringify(options.url)}`);
     }
@@ -72,12 +68,8 @@ export class HttpReranker implements Reranker {
       apiKey: options.apiKey,
       purpose: 'rerank',
       errorCode: 'rerank_failed',
-      maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
-      initialDelayMs: options.initialDelayMs ?? DEFAULT_INITIAL_DELAY_MS,
-      maxDelayMs: options.maxDelayMs ?? DEFAULT_MAX_DELAY_MS,
-      timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-      fetch: options.fetch,
-      random: options.random,
+      policy: options,
+      defaults: RERANK_REQUEST_DEFAULTS,
     });
   }
 

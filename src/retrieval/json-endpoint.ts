@@ -27,6 +27,11 @@ export interface RequestPolicyOptions {
   random?: () => number;
 }
 
+/** A request policy with every value set: an adapter's defaults. */
+export type RequestPolicy = Required<
+  Pick<RequestPolicyOptions, 'maxRetries' | 'initialDelayMs' | 'maxDelayMs' | 'timeoutMs'>
+>;
+
 export interface JsonEndpointOptions {
   /** The full URL the JSON bodies are POSTed to. */
   url: string;
@@ -36,20 +41,9 @@ export interface JsonEndpointOptions {
   purpose: string;
   /** The `RetrievalError` code of every failure. */
   errorCode: RetrievalErrorCode;
-  /** Retries of one request after a 408, 429, 5xx, timeout or network error. */
-  maxRetries: number;
-  /** Ceiling of the first jittered retry delay; it doubles per retry. */
-  initialDelayMs: number;
-  /**
-   * Ceiling of any jittered retry delay, and the longest `Retry-After` waited for: a server asking
-   * for more fails the call at once instead of stalling the caller.
-   */
-  maxDelayMs: number;
-  /** One request's budget, body included; a timed-out request is retried. */
-  timeoutMs: number;
-  fetch?: typeof fetch | undefined;
-  /** The jitter's source of randomness, a stand-in for `Math.random` in tests. */
-  random?: (() => number) | undefined;
+  /** The caller's policy, each value checked; what it leaves out comes from `defaults`. */
+  policy: RequestPolicyOptions;
+  defaults: RequestPolicy;
 }
 
 type AttemptOutcome =
@@ -68,15 +62,34 @@ type AttemptOutcome =
  */
 export class JsonEndpoint {
   readonly url: string;
-  readonly #options: JsonEndpointOptions;
+  readonly #purpose: string;
+  readonly #errorCode: RetrievalErrorCode;
+  readonly #policy: RequestPolicy;
   readonly #apiKey: string | undefined;
   readonly #fetch: typeof fetch;
+  readonly #random: () => number;
 
+  /** Throws a `RangeError` for a policy value that is not a whole number in range. */
   constructor(options: JsonEndpointOptions) {
+    const { policy, defaults } = options;
+    for (const name of ['maxRetries', 'initialDelayMs', 'maxDelayMs', 'timeoutMs'] as const) {
+      const value = policy[name];
+      const least = name === 'maxRetries' ? 0 : 1;
+      if (value !== undefined && !(Number.isInteger(value) && value >= least))
+        throw new RangeError(`${name} must be an integer of at least ${least}, got ${value}`);
+    }
     this.url = options.url;
-    this.#options = options;
+    this.#purpose = options.purpose;
+    this.#errorCode = options.errorCode;
+    this.#policy = {
+      maxRetries: policy.maxRetries ?? defaults.maxRetries,
+      initialDelayMs: policy.initialDelayMs ?? defaults.initialDelayMs,
+      maxDelayMs: policy.maxDelayMs ?? defaults.maxDelayMs,
+      timeoutMs: policy.timeoutMs ?? defaults.timeoutMs,
+    };
     this.#apiKey = options.apiKey === '' ? undefined : options.apiKey;
-    this.#fetch = options.fetch ?? globalThis.fetch;
+    this.#fetch = policy.fetch ?? globalThis.fetch;
+    this.#random = policy.random ?? Math.random;
   }
 
   /** POST `body` as JSON and resolve to the parsed answer; rejects with the caller's abort reason. */
@@ -85,7 +98,7 @@ export class JsonEndpoint {
     for (let attempt = 1; ; attempt++) {
       const outcome = await this.#attempt(text, signal);
       if (outcome.kind === 'answer') return outcome.body;
-      const gaveUpAfterRetries = outcome.retryable && attempt > this.#options.maxRetries;
+      const gaveUpAfterRetries = outcome.retryable && attempt > this.#policy.maxRetries;
       if (!outcome.retryable || gaveUpAfterRetries) {
         const attempts = attempt === 1 ? '' : ` (gave up after ${attempt} attempts)`;
         throw this.error(`failed: ${outcome.description}${attempts}`);
@@ -97,14 +110,14 @@ export class JsonEndpoint {
   /** A failure of this endpoint's requests: `<purpose> request POST <endpoint> <problem>`, redacted. */
   error(problem: string): RetrievalError {
     return new RetrievalError(
-      this.#options.errorCode,
-      this.#redact(`${this.#options.purpose} request POST ${describeEndpoint(this.url)} ${problem}`),
+      this.#errorCode,
+      this.#redact(`${this.#purpose} request POST ${describeEndpoint(this.url)} ${problem}`),
     );
   }
 
   /** One request. Resolves to an answer or a classified failure; rejects only when `signal` aborts. */
   async #attempt(body: string, signal?: AbortSignal): Promise<AttemptOutcome> {
-    const { timeoutMs, maxDelayMs } = this.#options;
+    const { timeoutMs, maxDelayMs } = this.#policy;
     const timeout = AbortSignal.timeout(timeoutMs);
     const requestSignal = signal === undefined ? timeout : AbortSignal.any([signal, timeout]);
     const headers: Record<string, string> = {
@@ -155,9 +168,9 @@ export class JsonEndpoint {
   #retryDelay(attempt: number, retryAfterMs: number | undefined): number {
     return backoffDelay({
       attempt,
-      baseMs: this.#options.initialDelayMs,
-      capMs: this.#options.maxDelayMs,
-      random: this.#options.random ?? Math.random,
+      baseMs: this.#policy.initialDelayMs,
+      capMs: this.#policy.maxDelayMs,
+      random: this.#random,
       floorMs: retryAfterMs,
       // `maxDelayMs` bounds the jitter and the Retry-After accepted (#attempt refuses a longer one),
       // not their sum: the whole jitter stays above the server's wait.

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { describeEndpoint, isHttpUrl } from '../shared/index.ts';
 import type { Embedder } from './embedder.ts';
-import { JsonEndpoint, type RequestPolicyOptions } from './json-endpoint.ts';
+import { JsonEndpoint, type RequestPolicy, type RequestPolicyOptions } from './json-endpoint.ts';
 import { RetrievalError } from './retrieval-error.ts';
 
 /**
@@ -28,10 +28,12 @@ export interface OpenAiCompatibleEmbedderOptions extends RequestPolicyOptions {
 }
 
 const DEFAULT_BATCH_SIZE = 10;
-const DEFAULT_MAX_RETRIES = 4;
-const DEFAULT_INITIAL_DELAY_MS = 500;
-const DEFAULT_MAX_DELAY_MS = 30_000;
-const DEFAULT_TIMEOUT_MS = 60_000;
+const EMBEDDING_REQUEST_DEFAULTS: RequestPolicy = {
+  maxRetries: 4,
+  initialDelayMs: 500,
+  maxDelayMs: 30_000,
+  timeoutMs: 60_000,
+};
 
 /** The part of OpenAI's `POST /embeddings` answer this adapter reads; other fields are ignored. */
 const EmbeddingResponseSchema = z.object({
@@ -66,7 +68,6 @@ export class OpenAiCompatibleEmbedder implements Embedder {
   constructor(options: OpenAiCompatibleEmbedderOptions) {
     assertPositiveInteger('batchSize', options.batchSize);
     assertPositiveInteger('dimensions', options.dimensions);
-    assertNonNegativeInteger('maxRetries', options.maxRetries);
     if (options.model.trim() === '') throw new RangeError('model must not be empty');
     const url = `${options.baseUrl.replace(/\/+$/, '')}/embeddings`;
     if (!isHttpUrl(url)) {
@@ -81,12 +82,8 @@ export class OpenAiCompatibleEmbedder implements Embedder {
       apiKey: options.apiKey,
       purpose: 'embedding',
       errorCode: 'embedding_failed',
-      maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
-      initialDelayMs: options.initialDelayMs ?? DEFAULT_INITIAL_DELAY_MS,
-      maxDelayMs: options.maxDelayMs ?? DEFAULT_MAX_DELAY_MS,
-      timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-      fetch: options.fetch,
-      random: options.random,
+      policy: options,
+      defaults: EMBEDDING_REQUEST_DEFAULTS,
     });
   }
 
@@ -256,11 +253,5 @@ function decodeBase64Floats(encoded: string): number[] | undefined {
 function assertPositiveInteger(name: string, value: number | undefined): void {
   if (value !== undefined && (!Number.isInteger(value) || value <= 0)) {
     throw new RangeError(`${name} must be a positive integer, got ${value}`);
-  }
-}
-
-function assertNonNegativeInteger(name: string, value: number | undefined): void {
-  if (value !== undefined && (!Number.isInteger(value) || value < 0)) {
-    throw new RangeError(`${name} must be a non-negative integer, got ${value}`);
   }
 }
