@@ -178,6 +178,11 @@ async function main(): Promise<void> {
       (query) => reranked.search(query, { topK: 10 }),
       QUERIES,
     );
+    // A failed request would rest the reranker and time the fused order instead: say so.
+    if (rerankServer.requests.length < QUERIES + 20)
+      throw new Error(
+        `the rerank server answered ${rerankServer.requests.length} of ${QUERIES + 20} searches`,
+      );
     await rerankServer.close();
     const rows = [
       lexicalRow,

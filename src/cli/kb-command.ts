@@ -182,7 +182,6 @@ export async function kbCommand(
   }
 }
 
-/** The table's text, checked here: a malformed line is named with its file, not met mid-search. */
 /** The environment without the reranker's settings: `--no-rerank`. */
 function withoutReranker(
   env: Readonly<Record<string, string | undefined>>,
@@ -195,6 +194,7 @@ function describeLanes(knowledge: { activeLanes: string[]; rerankerModel: string
   return knowledge.rerankerModel === undefined ? lanes : `${lanes}, reranked by ${knowledge.rerankerModel}`;
 }
 
+/** The table's text, checked here: a malformed line is named with its file, not met mid-search. */
 function readSynonyms(path: string): string {
   let table: string;
   try {

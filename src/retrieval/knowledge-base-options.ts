@@ -27,7 +27,8 @@ export interface KnowledgeBaseOptions {
   /**
    * Reorders the first `rerankCandidates` passages by a cross-encoder's relevance (`HttpReranker`),
    * whose best score then decides `lowEvidence`. A reranker that fails leaves the fused order (told
-   * through `onNotice`), and is not asked again for {@link RERANK_PAUSE_MS}.
+   * through `onNotice`), and rests for {@link RERANK_PAUSE_MS} before one search at a time tries it
+   * again (`RerankerBreaker`).
    */
   reranker?: Reranker;
   /** Passages the reranker reads per search. Default {@link DEFAULT_RERANK_CANDIDATES}. */

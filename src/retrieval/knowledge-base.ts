@@ -23,8 +23,9 @@ import {
 } from './load-knowledge-index.ts';
 import type { PassageContext } from './passage-index.ts';
 import { type FusedHit, type LaneName, reciprocalRankFusion } from './reciprocal-rank-fusion.ts';
-import { rerankOrKeep } from './rerank-hits.ts';
+import { type RerankedHits, type RerankOptions, rerankOrKeep } from './rerank-hits.ts';
 import type { Reranker } from './reranker.ts';
+import { RerankerBreaker } from './reranker-breaker.ts';
 import { RetrievalError } from './retrieval-error.ts';
 import {
   evidenceStrength,
@@ -52,7 +53,7 @@ function indexOptions(options: KnowledgeBaseOptions): KnowledgeIndexOptions {
 export class KnowledgeBase {
   readonly #options: KnowledgeBaseOptions;
   #index: LoadedIndex;
-  #rerankerPausedUntil = 0;
+  readonly #rerankerBreaker = new RerankerBreaker(RERANK_PAUSE_MS);
 
   private constructor(options: KnowledgeBaseOptions, index: LoadedIndex) {
     this.#options = options;
@@ -140,26 +141,38 @@ export class KnowledgeBase {
     return summary;
   }
 
-  /** The reranker, unless there is none or it failed less than {@link RERANK_PAUSE_MS} ago. */
-  #rerankerInService(): Reranker | undefined {
-    return Date.now() < this.#rerankerPausedUntil ? undefined : this.#options.reranker;
-  }
-
-  /**
-   * After a failure the searches go without the reranker for a while: a server that is down would
-   * otherwise cost every search its timeout and retry (about 10 s) before the fused order, and write
-   * one line per search.
-   */
-  #pauseReranker(reranker: Reranker, failure: string): void {
-    this.#rerankerPausedUntil = Date.now() + RERANK_PAUSE_MS;
-    const notice = this.#options.onNotice ?? ((line: string) => process.stderr.write(`runstream: ${line}\n`));
-    notice(
-      `reranker ${reranker.model} failed (${failure}); searches keep the fused order for the next ${RERANK_PAUSE_MS / 1000} s`,
-    );
+  /** The candidates reranked, or in fused order when the reranker fails (told once per pause). */
+  async #rerank(
+    reranker: Reranker,
+    query: string,
+    candidates: readonly SearchHit[],
+    options: RerankOptions,
+  ): Promise<RerankedHits> {
+    let reranked: RerankedHits;
+    try {
+      reranked = await rerankOrKeep(reranker, query, candidates, options);
+    } catch (error) {
+      this.#rerankerBreaker.abandoned();
+      throw error;
+    }
+    if (reranked.topScore !== undefined) {
+      this.#rerankerBreaker.succeeded();
+    } else if (reranked.failure === undefined) {
+      this.#rerankerBreaker.abandoned();
+    } else if (this.#rerankerBreaker.failed()) {
+      const notice =
+        this.#options.onNotice ?? ((line: string) => process.stderr.write(`runstream: ${line}\n`));
+      notice(
+        `reranker ${reranker.model} failed (${reranked.failure}); searches keep the fused order for the next ${RERANK_PAUSE_MS / 1000} s`,
+      );
+    }
+    return reranked;
   }
 
   async search(query: string, options: SearchOptions = {}): Promise<SearchResult> {
     const started = performance.now();
+    // A stopped run's search ends here whatever the lanes and the reranker would do with the signal.
+    options.signal?.throwIfAborted();
     const trimmed = query.trim();
     if (trimmed.length === 0) throw new RetrievalError('empty_query', 'the query is empty');
     const topK = options.topK ?? 5;
@@ -250,7 +263,10 @@ export class KnowledgeBase {
             rrfK: this.#options.rrfK ?? 60,
           })
         : { ordered: fused, inScope: 0 };
-    const reranker = this.#rerankerInService();
+    const reranker =
+      this.#options.reranker !== undefined && this.#rerankerBreaker.acquire()
+        ? this.#options.reranker
+        : undefined;
     const candidates = reranker
       ? Math.max(topK, this.#options.rerankCandidates ?? DEFAULT_RERANK_CANDIDATES)
       : topK;
@@ -259,15 +275,13 @@ export class KnowledgeBase {
       toSearchHit(index, best, index.passages.context(matched, contextChars)),
     );
     const inScope = new Set(scoped.ordered.slice(0, scoped.inScope).map((hit) => hit.index));
-    const reranked =
-      reranker && candidateHits.length > 0
-        ? await rerankOrKeep(reranker, trimmed, candidateHits, {
-            keep: topK,
-            pinned: passages.map(({ best }) => inScope.has(best.index)),
-            ...(options.signal ? { signal: options.signal } : {}),
-          })
-        : { hits: candidateHits.slice(0, topK), topScore: undefined };
-    if ('failure' in reranked && reranker) this.#pauseReranker(reranker, reranked.failure);
+    const reranked = reranker
+      ? await this.#rerank(reranker, trimmed, candidateHits, {
+          keep: topK,
+          pinned: passages.map(({ best }) => inScope.has(best.index)),
+          ...(options.signal ? { signal: options.signal } : {}),
+        })
+      : { hits: candidateHits.slice(0, topK), topScore: undefined };
     const { hits, topScore: topRerankScore } = reranked;
     const exactMatches = lanes.exact?.length ?? 0;
     const evidence: SearchEvidence = {

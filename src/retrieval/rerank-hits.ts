@@ -10,11 +10,11 @@ export type RerankedHits =
       topScore: number;
     }
   | {
-      /** The first `keep` candidates in fused order: the reranker failed. */
+      /** The first `keep` candidates in fused order: the reranker failed, or was not asked. */
       hits: SearchHit[];
       topScore: undefined;
-      /** What went wrong, for the operator. */
-      failure: string;
+      /** What went wrong, for the operator; absent when there was nothing to rerank. */
+      failure?: string;
     };
 
 export interface RerankOptions {
@@ -47,7 +47,7 @@ export async function rerankOrKeep(
     topScore: undefined,
     failure,
   });
-  if (candidates.length === 0) return fallback('no passage to rerank');
+  if (candidates.length === 0) return { hits: [], topScore: undefined };
   const documents = candidates.map((hit) => `${hit.headingPath.join(' > ')}\n${hit.context}`);
   let scores: number[];
   try {

@@ -109,6 +109,13 @@ describe('a search with a reranker', () => {
     );
   });
 
+  it('returns topK hits when topK is more than the candidates it reranks', async () => {
+    const knowledge = await knowledgeWith({ reranker: new ScriptedReranker([], 0.5), rerankCandidates: 1 });
+    const result = await knowledge.search('退货运费谁出', { topK: 3 });
+    expect(result.hits).toHaveLength(3);
+    expect(result.hits.every((hit) => hit.rerankScore === 0.5)).toBe(true);
+  });
+
   it('says evidence is low when the reranker finds no passage relevant, keyword overlap or not', async () => {
     const unconvinced = await knowledgeWith({ reranker: new ScriptedReranker([], 0.02) });
     const weak = await unconvinced.search('退货运费谁出');
@@ -172,26 +179,45 @@ describe('a search with a reranker', () => {
     }
   });
 
-  it('leaves a failed reranker alone for 30 s, then asks it again', async () => {
+  it('leaves a failed reranker alone for 30 s, then lets one search try it, with one notice', async () => {
     const reranker = new ScriptedReranker([['原路退回', 0.9]]);
     let failing = true;
+    let release: () => void = () => {};
+    let held = false;
     const flaky: Reranker = {
       model: 'flaky-reranker',
-      rerank: (query, documents) =>
-        failing ? Promise.reject(new Error('HTTP 503')) : reranker.rerank(query, documents),
+      rerank: async (query, documents) => {
+        if (failing) throw new Error('HTTP 503');
+        // The trial after the pause waits until the test lets it answer.
+        if (held) await new Promise<void>((resolve) => (release = resolve));
+        return reranker.rerank(query, documents);
+      },
     };
     const notices: string[] = [];
     const knowledge = await knowledgeWith({ reranker: flaky, onNotice: (message) => notices.push(message) });
-    vi.useFakeTimers({ toFake: ['Date'] });
+    const reranked = async (count: number) =>
+      (await Promise.all(Array.from({ length: count }, () => knowledge.search('退款多久到账')))).map(
+        (result) => result.evidence.topRerankScore,
+      );
+    vi.useFakeTimers({ toFake: ['performance'] });
     try {
-      expect((await knowledge.search('退款多久到账')).evidence.topRerankScore).toBeUndefined();
+      // Five searches in flight when it fails: five failures, one pause, one notice.
+      expect(await reranked(5)).toEqual([undefined, undefined, undefined, undefined, undefined]);
+      expect(notices).toHaveLength(1);
       failing = false;
-      vi.setSystemTime(Date.now() + 29_000);
-      expect((await knowledge.search('退款多久到账')).evidence.topRerankScore).toBeUndefined();
+      vi.advanceTimersByTime(29_000);
+      expect(await reranked(1)).toEqual([undefined]);
       expect(reranker.calls).toHaveLength(0);
-      vi.setSystemTime(Date.now() + 2_000);
-      expect((await knowledge.search('退款多久到账')).evidence.topRerankScore).toBe(0.9);
+      vi.advanceTimersByTime(2_000);
+      // One trial at a time: the other two searches take the fused order meanwhile.
+      held = true;
+      // Each search runs to its rerank step before \`reranked\` returns: the trial holds \`release\`.
+      const trial = reranked(3);
+      held = false;
+      release();
+      expect((await trial).sort()).toEqual([0.9, undefined, undefined]);
       expect(reranker.calls).toHaveLength(1);
+      expect(await reranked(2)).toEqual([0.9, 0.9]);
       expect(notices).toHaveLength(1);
     } finally {
       vi.useRealTimers();
@@ -199,11 +225,14 @@ describe('a search with a reranker', () => {
   });
 
   it.each([
-    ['a score that is not a number', [Number.NaN]],
-    ['too few scores', []],
+    ['a score that is not a number', (documents: readonly string[]) => documents.map(() => Number.NaN)],
+    ['too few scores', () => []],
   ])('treats %s as a failure, not as evidence', async (_, scores) => {
     const notices: string[] = [];
-    const broken: Reranker = { model: 'broken-reranker', rerank: async () => scores };
+    const broken: Reranker = {
+      model: 'broken-reranker',
+      rerank: async (_query, documents) => scores(documents),
+    };
     const knowledge = await knowledgeWith({ reranker: broken, onNotice: (message) => notices.push(message) });
     const result = await knowledge.search('退款多久到账', { topK: 2 });
     expect(result.evidence.topRerankScore).toBeUndefined();

@@ -87,7 +87,7 @@ export interface SearchEvidence {
    */
   topKeywordScore: number;
   /**
-   * The reranker's best relevance score among the candidate passages, when a reranker is configured
+   * The reranker's best relevance score among the returned hits, when a reranker is configured
    * and answered: it reads question and passage together, so it is the evidence then.
    */
   topRerankScore?: number;
