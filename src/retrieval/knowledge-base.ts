@@ -274,11 +274,11 @@ export class KnowledgeBase {
     const candidateHits = passages.map(({ best, matched }) =>
       toSearchHit(index, best, index.passages.context(matched, contextChars)),
     );
-    const inScope = new Set(scoped.ordered.slice(0, scoped.inScope).map((hit) => hit.index));
     const reranked = reranker
       ? await this.#rerank(reranker, trimmed, candidateHits, {
           keep: topK,
-          pinned: passages.map(({ best }) => inScope.has(best.index)),
+          // The identifier's scope is the first `inScope` of the order: a passage whose best clause is there.
+          pinned: passages.map(({ best }) => scoped.ordered.indexOf(best) < scoped.inScope),
           ...(options.signal ? { signal: options.signal } : {}),
         })
       : { hits: candidateHits.slice(0, topK), topScore: undefined };
