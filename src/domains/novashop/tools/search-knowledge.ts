@@ -60,13 +60,18 @@ export function createSearchKnowledgeTool(
   return {
     name: 'search_knowledge',
     title: '知识检索',
+    // The flag catches questions whose words the knowledge lacks; a question near a topic the shop
+    // covers but about something it never says scores like an answerable one (docs/retrieval.md: AUC
+    // 0.6 to 0.9 by shop), so a model that reads the passages is asked to judge them as well.
     description:
       '检索 NovaShop 的政策条款、商品页和常见问题（退货、退款、换货、配送、运费、尺码、保修、发票、积分等），' +
       '返回命中的条款（text）及其出处（citation）、它所在的整段原文（context，答案常在相邻的句子里；' +
       'contextCitations 依次是 context 每一行的出处）和所在章节。' +
       '回答时只依据返回的原文并注明出处，先引用回答问题的那一句，说同一件事的条款只引用一次，每个出处只引用一次；' +
       'lowEvidence 为 true 表示没找到可靠依据：这时不要把返回的条款当作答案引用，要直说没有找到可靠依据，' +
-      '请买家换个说法或转人工客服，不要猜。知识是中文的：英文问题请带上中文关键词检索。',
+      '请买家换个说法或转人工客服，不要猜。lowEvidence 为 false 只说明找到了用词相近的条款，不保证它回答了所问的事：' +
+      '返回的原文没有直接回答买家问的那件事（例如问能否寄到海外，条款只讲国内运费）时，同样直说没有找到依据，不要拿相近的条款推断。' +
+      '知识是中文的：英文问题请带上中文关键词检索。',
     parameters: SearchKnowledgeArgsSchema,
     effect: 'read',
     timeoutMs: 15_000,
