@@ -1,132 +1,17 @@
-import { once } from 'node:events';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createEmbedderFromEnv, OpenAiCompatibleEmbedder } from './openai-embedder.ts';
+import { OpenAiCompatibleEmbedder } from './openai-embedder.ts';
 import { RetrievalError } from './retrieval-error.ts';
+import {
+  type FakeEmbeddingServer,
+  type FakeEmbeddingServerOptions,
+  startFakeEmbeddingServer,
+  vectorFor,
+} from './test-support/index.ts';
 
 const API_KEY = 'sk-test-0123456789abcdef';
 
-interface ReceivedRequest {
-  method: string;
-  path: string;
-  authorization: string | undefined;
-  contentType: string | undefined;
-  body: { model: string; input: string[]; dimensions?: number; encoding_format?: string };
-}
-
-/** What the fake answers to one request: a status and body, a stall (no answer), or a cut socket. */
-type FakeAnswer =
-  | { status: number; headers?: Record<string, string>; body: unknown }
-  | { stall: true }
-  | { dropConnection: true };
-
-interface FakeServerOptions {
-  /** Vector length when the request has no `dimensions`. */
-  defaultDimensions?: number;
-  /** Return the data items in a shuffled order, as servers may. */
-  shuffle?: boolean;
-  /** Per request (1-based): answer this instead of the embeddings; `undefined` embeds normally. */
-  answer?: (request: ReceivedRequest, requestNumber: number) => FakeAnswer | undefined;
-  /** Per request: the vector length to return, e.g. to play a server that ignores `dimensions`. */
-  vectorLength?: (request: ReceivedRequest, requestNumber: number) => number;
-}
-
-interface FakeServer {
-  baseUrl: string;
-  requests: ReceivedRequest[];
-  close(): Promise<void>;
-}
-
-/** The vector the fake returns for a text: derived from the text alone, so tests can predict it. */
-function vectorFor(text: string, length: number): number[] {
-  let hash = 0;
-  for (const character of text) hash = (hash * 31 + (character.codePointAt(0) ?? 0)) % 10_007;
-  return Array.from({ length }, (_, position) => (position === 0 ? hash : text.length + position));
-}
-
-/** A deterministic permutation, so "shuffled" is the same on every run. */
-function shuffled<Item>(items: Item[]): Item[] {
-  const copy = [...items];
-  let seed = 42;
-  for (let position = copy.length - 1; position > 0; position--) {
-    seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
-    const other = seed % (position + 1);
-    [copy[position], copy[other]] = [copy[other] as Item, copy[position] as Item];
-  }
-  return copy;
-}
-
-/**
- * A real HTTP server speaking OpenAI's `POST /v1/embeddings` wire format, with faults injected per
- * request.
- */
-async function startFakeEmbeddingServer(options: FakeServerOptions = {}): Promise<FakeServer> {
-  const requests: ReceivedRequest[] = [];
-  const server = createServer(async (request: IncomingMessage, response: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of request) chunks.push(chunk as Buffer);
-    const received: ReceivedRequest = {
-      method: request.method ?? '',
-      path: request.url ?? '',
-      authorization: request.headers.authorization,
-      contentType: request.headers['content-type'],
-      body: JSON.parse(Buffer.concat(chunks).toString('utf8')),
-    };
-    requests.push(received);
-    const requestNumber = requests.length;
-    const answer = options.answer?.(received, requestNumber) ?? embeddingsAnswer(received, requestNumber);
-    if ('stall' in answer) return;
-    if ('dropConnection' in answer) {
-      request.socket.destroy();
-      return;
-    }
-    response.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
-    response.end(typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body));
-  });
-
-  const embeddingsAnswer = (received: ReceivedRequest, requestNumber: number): FakeAnswer => {
-    if (received.method !== 'POST' || received.path !== '/v1/embeddings') {
-      return { status: 404, body: { error: { message: `no route ${received.path}`, type: 'not_found' } } };
-    }
-    const length =
-      options.vectorLength?.(received, requestNumber) ??
-      received.body.dimensions ??
-      options.defaultDimensions ??
-      8;
-    const data = received.body.input.map((text, index) => ({
-      object: 'embedding',
-      index,
-      embedding: vectorFor(text, length),
-    }));
-    const tokens = received.body.input.reduce((sum, text) => sum + text.length, 0);
-    return {
-      status: 200,
-      body: {
-        object: 'list',
-        data: options.shuffle ? shuffled(data) : data,
-        model: received.body.model,
-        usage: { prompt_tokens: tokens, total_tokens: tokens },
-      },
-    };
-  };
-
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  return {
-    baseUrl: `http://127.0.0.1:${port}/v1`,
-    requests,
-    close: async () => {
-      server.closeAllConnections();
-      server.close();
-      await once(server, 'close');
-    },
-  };
-}
-
-const servers: FakeServer[] = [];
-async function fakeServer(options: FakeServerOptions = {}): Promise<FakeServer> {
+const servers: FakeEmbeddingServer[] = [];
+async function fakeServer(options: FakeEmbeddingServerOptions = {}): Promise<FakeEmbeddingServer> {
   const server = await startFakeEmbeddingServer(options);
   servers.push(server);
   return server;
@@ -477,67 +362,5 @@ describe('OpenAiCompatibleEmbedder', () => {
     expect(
       () => new OpenAiCompatibleEmbedder({ baseUrl: 'http://x/v1', model: 'm', dimensions: -1 }),
     ).toThrow(RangeError);
-  });
-});
-
-describe('createEmbedderFromEnv', () => {
-  it('returns undefined when no embedding model is configured, even with a chat model setup', () => {
-    expect(createEmbedderFromEnv({})).toBeUndefined();
-    expect(
-      createEmbedderFromEnv({ OPENAI_BASE_URL: 'https://api.openai.com/v1', OPENAI_API_KEY: API_KEY }),
-    ).toBeUndefined();
-  });
-
-  it('falls back to OPENAI_BASE_URL and OPENAI_API_KEY and talks to that server', async () => {
-    const server = await fakeServer();
-    const embedder = createEmbedderFromEnv({
-      OPENAI_BASE_URL: server.baseUrl,
-      OPENAI_API_KEY: API_KEY,
-      RUNSTREAM_EMBEDDING_MODEL: 'text-embedding-3-small',
-      RUNSTREAM_EMBEDDING_DIMENSIONS: '16',
-    });
-    expect(embedder?.model).toBe('text-embedding-3-small@16');
-    const [vector] = (await embedder?.embed(['退货'])) ?? [];
-    expect(vector).toHaveLength(16);
-    expect(server.requests[0]?.authorization).toBe(`Bearer ${API_KEY}`);
-    expect(server.requests[0]?.body.dimensions).toBe(16);
-  });
-
-  it('prefers the RUNSTREAM_EMBEDDING_ variables', async () => {
-    const server = await fakeServer();
-    const embedder = createEmbedderFromEnv({
-      OPENAI_BASE_URL: 'http://127.0.0.1:1/unused',
-      OPENAI_API_KEY: 'sk-chat-key',
-      RUNSTREAM_EMBEDDING_BASE_URL: server.baseUrl,
-      RUNSTREAM_EMBEDDING_API_KEY: API_KEY,
-      RUNSTREAM_EMBEDDING_MODEL: 'text-embedding-v4',
-      RUNSTREAM_EMBEDDING_BATCH_SIZE: '2',
-    });
-    expect(embedder?.model).toBe('text-embedding-v4');
-    await embedder?.embed(['a', 'b', 'c']);
-    expect(server.requests.map((request) => request.body.input.length)).toEqual([2, 1]);
-    expect(server.requests[0]?.authorization).toBe(`Bearer ${API_KEY}`);
-  });
-
-  it('explains a half-done or invalid configuration', () => {
-    const missingUrl = (() => {
-      try {
-        createEmbedderFromEnv({ RUNSTREAM_EMBEDDING_MODEL: 'text-embedding-v4' });
-      } catch (error) {
-        return error;
-      }
-    })();
-    expect(missingUrl).toBeInstanceOf(RetrievalError);
-    expect((missingUrl as RetrievalError).message).toContain('RUNSTREAM_EMBEDDING_BASE_URL');
-    expect(() =>
-      createEmbedderFromEnv({ RUNSTREAM_EMBEDDING_BASE_URL: 'http://localhost:11434/v1' }),
-    ).toThrow(/RUNSTREAM_EMBEDDING_MODEL/);
-    expect(() =>
-      createEmbedderFromEnv({
-        RUNSTREAM_EMBEDDING_MODEL: 'm',
-        RUNSTREAM_EMBEDDING_BASE_URL: 'http://localhost:11434/v1',
-        RUNSTREAM_EMBEDDING_DIMENSIONS: 'lots',
-      }),
-    ).toThrow(/RUNSTREAM_EMBEDDING_DIMENSIONS must be a positive integer/);
   });
 });

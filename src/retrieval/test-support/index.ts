@@ -1,2 +1,3 @@
+export * from './fake-embedding-server.ts';
 export * from './fake-rerank-server.ts';
 export * from './temporary-knowledge-directory.ts';
