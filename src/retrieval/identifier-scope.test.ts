@@ -101,3 +101,93 @@ describe('the scope of an identifier in a search', () => {
     expect(hits.every((hit) => hit.docId !== 'knowledge/products/yogurt.md')).toBe(true);
   });
 });
+
+describe('an identifier scopes the question', () => {
+  const temporary = temporaryKnowledgeDirectory('runstream-scope-');
+  const { write } = temporary;
+  const open = () => KnowledgeBase.open({ store: new SqliteKnowledgeStore(temporary.database) });
+
+  it('ranks the answer on the page of the SKU asked about above a near miss, though it does not repeat the SKU', async () => {
+    write(
+      'products/shrimp.md',
+      '# 冷冻虾仁\n\n## 规格\n\nSKU：FM-SEA-0508（1kg 盒装），FM-SEA-0509（2kg 箱装）。\n\n## 储存\n\n解冻后请勿再次冷冻，建议放冷藏室缓慢解冻。\n',
+    );
+    write('products/fish.md', '# 冷冻鱼柳\n\n## 储存\n\nFM-SEA-0600 解冻后可以再次冷冻一次。\n');
+    const knowledge = await open();
+    await knowledge.ingest([join(temporary.directory, 'knowledge')], { baseDirectory: temporary.directory });
+    const { hits } = await knowledge.search('FM-SEA-0508 解冻后还能再冷冻吗', { topK: 3 });
+    // The clause that holds the SKU and the page's answer come first (which of the two leads is the
+    // fusion's call); the other product's clause, with its own SKU and the same words, after both.
+    expect(hits.slice(0, 2).map((hit) => hit.text)).toContain('解冻后请勿再次冷冻，建议放冷藏室缓慢解冻。');
+    expect(hits.map((hit) => hit.docId).slice(0, 2)).toEqual([
+      'knowledge/products/shrimp.md',
+      'knowledge/products/shrimp.md',
+    ]);
+    expect(hits[2]?.text).toContain('FM-SEA-0600');
+  });
+
+  it('an identifier that names a document (its title) is a scope there: the rest of the question ranks its clauses', async () => {
+    write(
+      'policies/after-sales.md',
+      '# 售后规则（FM-POL-AFS-01）\n\n本规则适用于商品的质量问题售后，编号 FM-POL-AFS-01。\n\n## 时限\n\n非生鲜商品出现质量问题的，可在签收后 7 天内申请售后。\n',
+    );
+    write(
+      'policies/returns.md',
+      '# 退货规则\n\n生鲜商品不支持无理由退货；如存在质量问题，仍可按 FM-POL-AFS-01 申请售后。\n',
+    );
+    const knowledge = await open();
+    await knowledge.ingest([join(temporary.directory, 'knowledge')], { baseDirectory: temporary.directory });
+    const { hits } = await knowledge.search('按 FM-POL-AFS-01，非生鲜商品多少天内可以申请质量售后', {
+      topK: 3,
+    });
+    expect(hits[0]?.text).toBe('非生鲜商品出现质量问题的，可在签收后 7 天内申请售后。');
+    // The document that only refers to the rule comes after the document the rule number names.
+    expect(hits.map((hit) => hit.docId)).toEqual([
+      'knowledge/policies/after-sales.md',
+      'knowledge/policies/after-sales.md',
+      'knowledge/policies/returns.md',
+    ]);
+    // Asked for alone, the identifier's own clause answers.
+    const alone = await knowledge.search('FM-POL-AFS-01', { topK: 1 });
+    expect(alone.hits[0]?.text).toContain('编号 FM-POL-AFS-01');
+  });
+
+  it('a SKU in the file name names the page, as one in the title does', async () => {
+    write(
+      'products/milk-FM-DRY-0107.md',
+      '# 鲜牛奶订购\n\nSKU：FM-DRY-0107（950ml） / FM-DRY-0108（250ml×4）\n\n## 保存\n\n2–6℃ 冷藏保存，开封后请在 48 小时内饮用。\n',
+    );
+    write('products/yogurt.md', '# 酸奶\n\n开封后请在 24 小时内饮用，FM-DRY-0107 鲜牛奶另计。\n');
+    const knowledge = await open();
+    await knowledge.ingest([join(temporary.directory, 'knowledge')], { baseDirectory: temporary.directory });
+    const { hits } = await knowledge.search('FM-DRY-0107 开封后多久要喝完', { topK: 2 });
+    expect(hits[0]?.text).toBe('2–6℃ 冷藏保存，开封后请在 48 小时内饮用。');
+    expect(hits.every((hit) => hit.docId === 'knowledge/products/milk-FM-DRY-0107.md')).toBe(true);
+  });
+});
+
+describe('an identifier that names a document, at the edges', () => {
+  const temporary = temporaryKnowledgeDirectory('runstream-scope-');
+  const { write } = temporary;
+  const open = () => KnowledgeBase.open({ store: new SqliteKnowledgeStore(temporary.database) });
+
+  it('reads a dotted file name and a question quoting two identifiers, each scoping to its own page', async () => {
+    write(
+      'products/milk.FM-DRY-0107.md',
+      '# 鲜牛奶订购\n\nSKU：FM-DRY-0107（950ml）\n\n## 保存\n\n开封后请在 48 小时内饮用。\n',
+    );
+    write('products/yogurt.md', '# 酸奶\n\n开封后请在 24 小时内饮用，FM-DRY-0107 鲜牛奶另计。\n');
+    write(
+      'products/FM-BAK-0201 吐司.md',
+      '# 吐司\n\nSKU：FM-BAK-0201\n\n## 保存\n\n开封后请在 3 天内食用完毕。\n',
+    );
+    const knowledge = await open();
+    await knowledge.ingest([join(temporary.directory, 'knowledge')], { baseDirectory: temporary.directory });
+    const one = await knowledge.search('FM-DRY-0107 开封后多久要喝完', { topK: 1 });
+    expect(one.hits[0]?.text).toBe('开封后请在 48 小时内饮用。');
+    const two = await knowledge.search('FM-DRY-0107 和 FM-BAK-0201 开封后各能放多久', { topK: 4 });
+    const firstTwo = two.hits.slice(0, 2).map((hit) => hit.text);
+    expect(firstTwo).toContain('开封后请在 48 小时内饮用。');
+    expect(firstTwo).toContain('开封后请在 3 天内食用完毕。');
+  });
+});
