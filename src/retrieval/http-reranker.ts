@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isHttpUrl } from '../shared/index.ts';
+import { EnvironmentSettings } from './environment-settings.ts';
 import { JsonEndpoint, type RequestPolicy, type RequestPolicyOptions } from './json-endpoint.ts';
 import type { Reranker } from './reranker.ts';
 import { RetrievalError } from './retrieval-error.ts';
@@ -134,21 +135,17 @@ function isDashScopeTextRerank(url: string): boolean {
 export function createRerankerFromEnv(
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): HttpReranker | undefined {
-  const read = (name: string) => {
-    const value = env[name]?.trim();
-    return value === '' ? undefined : value;
-  };
-  const model = read('RUNSTREAM_RERANK_MODEL');
-  const url = read('RUNSTREAM_RERANK_URL');
-  const apiKey = read('RUNSTREAM_RERANK_API_KEY');
-  const api = read('RUNSTREAM_RERANK_API');
-  if (model === undefined) {
-    const orphan = ['RUNSTREAM_RERANK_URL', 'RUNSTREAM_RERANK_API', 'RUNSTREAM_RERANK_API_KEY'].find(
-      (name) => read(name) !== undefined,
-    );
-    if (orphan === undefined) return undefined;
-    throw new RetrievalError('rerank_failed', `${orphan} is set but RUNSTREAM_RERANK_MODEL is not`);
-  }
+  const settings = new EnvironmentSettings(env, 'rerank_failed');
+  settings.requireFor('RUNSTREAM_RERANK_MODEL', [
+    'RUNSTREAM_RERANK_URL',
+    'RUNSTREAM_RERANK_API',
+    'RUNSTREAM_RERANK_API_KEY',
+  ]);
+  const model = settings.text('RUNSTREAM_RERANK_MODEL');
+  if (model === undefined) return undefined;
+  const url = settings.text('RUNSTREAM_RERANK_URL');
+  const apiKey = settings.text('RUNSTREAM_RERANK_API_KEY');
+  const api = settings.text('RUNSTREAM_RERANK_API');
   if (url === undefined || !isHttpUrl(url)) {
     throw new RetrievalError(
       'rerank_failed',

@@ -1,11 +1,11 @@
 import type { Database } from 'better-sqlite3';
 import { CachedEmbedder, SqliteEmbeddingCache } from './cached-embedder.ts';
 import type { Embedder } from './embedder.ts';
+import { EnvironmentSettings } from './environment-settings.ts';
 import { HashedNgramEmbedder } from './hashed-ngram-embedder.ts';
 import { createRerankerFromEnv } from './http-reranker.ts';
 import { KnowledgeBase, type KnowledgeBaseOptions } from './knowledge-base.ts';
 import { createEmbedderFromEnv } from './openai-embedder.ts';
-import { RetrievalError } from './retrieval-error.ts';
 import { SqliteKnowledgeStore } from './sqlite-knowledge-store.ts';
 import { defaultTextAnalyzer, type TextAnalyzer, textAnalysisFingerprint } from './text/index.ts';
 
@@ -42,31 +42,19 @@ export function embedderFromEnv(
 export function rerankOptionsFromEnv(
   env: Readonly<Record<string, string | undefined>>,
 ): Pick<KnowledgeBaseOptions, 'reranker' | 'rerankCandidates' | 'rerankLowEvidenceScore'> {
+  const settings = new EnvironmentSettings(env, 'rerank_failed');
+  settings.requireFor('RUNSTREAM_RERANK_MODEL', [
+    'RUNSTREAM_RERANK_CANDIDATES',
+    'RUNSTREAM_RERANK_LOW_EVIDENCE',
+  ]);
   const reranker = createRerankerFromEnv(env);
-  const candidates = env.RUNSTREAM_RERANK_CANDIDATES?.trim() || undefined;
-  const threshold = env.RUNSTREAM_RERANK_LOW_EVIDENCE?.trim() || undefined;
-  if (reranker === undefined) {
-    if (candidates !== undefined || threshold !== undefined)
-      throw new RetrievalError(
-        'rerank_failed',
-        `${candidates !== undefined ? 'RUNSTREAM_RERANK_CANDIDATES' : 'RUNSTREAM_RERANK_LOW_EVIDENCE'} is set but RUNSTREAM_RERANK_MODEL is not`,
-      );
-    return {};
-  }
-  if (candidates !== undefined && !(/^\d+$/.test(candidates) && Number(candidates) > 0))
-    throw new RetrievalError(
-      'rerank_failed',
-      `RUNSTREAM_RERANK_CANDIDATES must be a positive integer, got ${JSON.stringify(candidates)}`,
-    );
-  if (threshold !== undefined && !Number.isFinite(Number(threshold)))
-    throw new RetrievalError(
-      'rerank_failed',
-      `RUNSTREAM_RERANK_LOW_EVIDENCE must be a number, got ${JSON.stringify(threshold)}`,
-    );
+  if (reranker === undefined) return {};
+  const candidates = settings.positiveInteger('RUNSTREAM_RERANK_CANDIDATES');
+  const threshold = settings.number('RUNSTREAM_RERANK_LOW_EVIDENCE');
   return {
     reranker,
-    ...(candidates === undefined ? {} : { rerankCandidates: Number(candidates) }),
-    ...(threshold === undefined ? {} : { rerankLowEvidenceScore: Number(threshold) }),
+    ...(candidates === undefined ? {} : { rerankCandidates: candidates }),
+    ...(threshold === undefined ? {} : { rerankLowEvidenceScore: threshold }),
   };
 }
 

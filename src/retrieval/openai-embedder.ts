@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { describeEndpoint, isHttpUrl } from '../shared/index.ts';
 import type { Embedder } from './embedder.ts';
+import { EnvironmentSettings } from './environment-settings.ts';
 import { JsonEndpoint, type RequestPolicy, type RequestPolicyOptions } from './json-endpoint.ts';
 import { RetrievalError } from './retrieval-error.ts';
 
@@ -178,24 +179,18 @@ export class OpenAiCompatibleEmbedder implements Embedder {
 export function createEmbedderFromEnv(
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): OpenAiCompatibleEmbedder | undefined {
-  const read = (name: string) => {
-    const value = env[name]?.trim();
-    return value === '' ? undefined : value;
-  };
-  const model = read('RUNSTREAM_EMBEDDING_MODEL');
-  const baseUrl = read('RUNSTREAM_EMBEDDING_BASE_URL') ?? read('OPENAI_BASE_URL');
-  const apiKey = read('RUNSTREAM_EMBEDDING_API_KEY') ?? read('OPENAI_API_KEY');
-  const dimensions = readPositiveInteger(read, 'RUNSTREAM_EMBEDDING_DIMENSIONS');
-  const batchSize = readPositiveInteger(read, 'RUNSTREAM_EMBEDDING_BATCH_SIZE');
-  if (model === undefined) {
-    const orphan = [
-      'RUNSTREAM_EMBEDDING_BASE_URL',
-      'RUNSTREAM_EMBEDDING_DIMENSIONS',
-      'RUNSTREAM_EMBEDDING_BATCH_SIZE',
-    ].find((name) => read(name) !== undefined);
-    if (orphan === undefined) return undefined;
-    throw new RetrievalError('embedding_failed', `${orphan} is set but RUNSTREAM_EMBEDDING_MODEL is not`);
-  }
+  const settings = new EnvironmentSettings(env, 'embedding_failed');
+  settings.requireFor('RUNSTREAM_EMBEDDING_MODEL', [
+    'RUNSTREAM_EMBEDDING_BASE_URL',
+    'RUNSTREAM_EMBEDDING_DIMENSIONS',
+    'RUNSTREAM_EMBEDDING_BATCH_SIZE',
+  ]);
+  const model = settings.text('RUNSTREAM_EMBEDDING_MODEL');
+  if (model === undefined) return undefined;
+  const baseUrl = settings.text('RUNSTREAM_EMBEDDING_BASE_URL') ?? settings.text('OPENAI_BASE_URL');
+  const apiKey = settings.text('RUNSTREAM_EMBEDDING_API_KEY') ?? settings.text('OPENAI_API_KEY');
+  const dimensions = settings.positiveInteger('RUNSTREAM_EMBEDDING_DIMENSIONS');
+  const batchSize = settings.positiveInteger('RUNSTREAM_EMBEDDING_BATCH_SIZE');
   if (baseUrl === undefined) {
     throw new RetrievalError(
       'embedding_failed',
@@ -216,18 +211,6 @@ export function createEmbedderFromEnv(
     ...(dimensions === undefined ? {} : { dimensions }),
     ...(batchSize === undefined ? {} : { batchSize }),
   });
-}
-
-function readPositiveInteger(read: (name: string) => string | undefined, name: string): number | undefined {
-  const value = read(name);
-  if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value) || Number(value) <= 0) {
-    throw new RetrievalError(
-      'embedding_failed',
-      `${name} must be a positive integer, got ${JSON.stringify(value)}`,
-    );
-  }
-  return Number(value);
 }
 
 /** Items in input order by `index`, by position when no item has one; undefined when indexes are inconsistent. */
