@@ -5,6 +5,11 @@ import { KnowledgeBase } from './knowledge-base.ts';
 import { SqliteKnowledgeStore } from './sqlite-knowledge-store.ts';
 import { temporaryKnowledgeDirectory } from './test-support/index.ts';
 
+// Each test of the searches below gets its own folder and SQLite file.
+const temporary = temporaryKnowledgeDirectory('runstream-scope-');
+const { write } = temporary;
+const open = () => KnowledgeBase.open({ store: new SqliteKnowledgeStore(temporary.database) });
+
 describe('isRival', () => {
   it('is another item of the same line', () => {
     expect(isRival('NS-X2-BLK-L', 'NS-X2-BLK-M')).toBe(true);
@@ -30,9 +35,6 @@ describe('isRival', () => {
 });
 
 describe('the scope of an identifier in a search', () => {
-  const temporary = temporaryKnowledgeDirectory('runstream-scope-');
-  const { write } = temporary;
-
   it("keeps a product page's clause that cites a policy code in the product's scope, and a near miss out", async () => {
     write(
       'products/litter-PP-LT-0207.md',
@@ -61,7 +63,7 @@ describe('the scope of an identifier in a search', () => {
       'policies/delivery.md',
       '# 发货与运费规则（PP-POL-DLV-01）\n\n## 重货附加费\n\n单个包裹超过 10kg 的，超出部分每公斤加收 2 元。\n',
     );
-    const knowledge = await KnowledgeBase.open({ store: new SqliteKnowledgeStore(temporary.database) });
+    const knowledge = await open();
     await knowledge.ingest([join(temporary.directory, 'knowledge')], { baseDirectory: temporary.directory });
     const { hits } = await knowledge.search('PP-LT-0207 买整箱的话要另外加运费吗', { topK: 3 });
     // Without the citation rule the product's own answer falls behind every clause of its page that
@@ -94,7 +96,7 @@ describe('the scope of an identifier in a search', () => {
       ].join('\n'),
     );
     write('products/yogurt.md', '# 酸奶 FM-DRY-0201\n\n## 保存\n\nFM-DRY-0201 需冷藏保存。\n');
-    const knowledge = await KnowledgeBase.open({ store: new SqliteKnowledgeStore(temporary.database) });
+    const knowledge = await open();
     await knowledge.ingest([join(temporary.directory, 'knowledge')], { baseDirectory: temporary.directory });
     const { hits } = await knowledge.search('FM-DRY-0107 和 FM-DRY-0108 要冷藏吗', { topK: 2 });
     expect(hits[0]?.text).toBe('FM-DRY-0107 与 FM-DRY-0108 均需 2–6℃ 冷藏保存。');
@@ -103,10 +105,6 @@ describe('the scope of an identifier in a search', () => {
 });
 
 describe('an identifier scopes the question', () => {
-  const temporary = temporaryKnowledgeDirectory('runstream-scope-');
-  const { write } = temporary;
-  const open = () => KnowledgeBase.open({ store: new SqliteKnowledgeStore(temporary.database) });
-
   it('ranks the answer on the page of the SKU asked about above a near miss, though it does not repeat the SKU', async () => {
     write(
       'products/shrimp.md',
@@ -167,10 +165,6 @@ describe('an identifier scopes the question', () => {
 });
 
 describe('an identifier that names a document, at the edges', () => {
-  const temporary = temporaryKnowledgeDirectory('runstream-scope-');
-  const { write } = temporary;
-  const open = () => KnowledgeBase.open({ store: new SqliteKnowledgeStore(temporary.database) });
-
   it('reads a dotted file name and a question quoting two identifiers, each scoping to its own page', async () => {
     write(
       'products/milk.FM-DRY-0107.md',
