@@ -57,8 +57,8 @@ export interface KnowledgeBaseOptions {
   paraphrases?: boolean;
   /**
    * Told once per open when stored terms were made by another text analysis and every chunk is
-   * re-analysed (slow at scale, and worth knowing), and when a reranker fails. Default: a line on
-   * stderr.
+   * re-analysed (slow at scale, and worth knowing), and when a reranker fails. Default:
+   * {@link writeNoticeToStderr}.
    */
   onNotice?: (message: string) => void;
 }
@@ -108,3 +108,8 @@ export const DEFAULT_RERANK_LOW_EVIDENCE_SCORE = 0.1;
  * that an outage costs a few searches their wait, short enough that a blip is soon forgotten.
  */
 export const RERANK_PAUSE_MS = 30_000;
+
+/** The default `onNotice`: one line on stderr, named as the product's own. */
+export function writeNoticeToStderr(message: string): void {
+  process.stderr.write(`runstream: ${message}\n`);
+}

@@ -12,6 +12,7 @@ import {
   type KnowledgeBaseOptions,
   PARAPHRASE_WEIGHT,
   RERANK_PAUSE_MS,
+  writeNoticeToStderr,
 } from './knowledge-base-options.ts';
 import type { StoredChunk } from './knowledge-store.ts';
 import { extractIdentifiers, type LaneHit } from './lanes/index.ts';
@@ -42,7 +43,11 @@ export * from './knowledge-base-options.ts';
 export type { IndexBuildReport };
 
 function indexOptions(options: KnowledgeBaseOptions): KnowledgeIndexOptions {
-  return { ...options, pinyinLane: (options.weights?.pinyin ?? DEFAULT_LANE_WEIGHTS.pinyin) > 0 };
+  return {
+    ...options,
+    pinyinLane: (options.weights?.pinyin ?? DEFAULT_LANE_WEIGHTS.pinyin) > 0,
+    onNotice: options.onNotice ?? writeNoticeToStderr,
+  };
 }
 
 /**
@@ -160,9 +165,7 @@ export class KnowledgeBase {
     } else if (reranked.failure === undefined) {
       this.#rerankerBreaker.abandoned();
     } else if (this.#rerankerBreaker.failed()) {
-      const notice =
-        this.#options.onNotice ?? ((line: string) => process.stderr.write(`runstream: ${line}\n`));
-      notice(
+      (this.#options.onNotice ?? writeNoticeToStderr)(
         `reranker ${reranker.model} failed (${reranked.failure}); searches keep the fused order for the next ${RERANK_PAUSE_MS / 1000} s`,
       );
     }

