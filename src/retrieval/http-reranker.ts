@@ -3,7 +3,6 @@ import { isHttpUrl } from '../shared/index.ts';
 import { EnvironmentSettings } from './environment-settings.ts';
 import { JsonEndpoint, type RequestPolicy, type RequestPolicyOptions } from './json-endpoint.ts';
 import type { Reranker } from './reranker.ts';
-import { RetrievalError } from './retrieval-error.ts';
 
 /**
  * The two request shapes rerank servers speak:
@@ -135,7 +134,8 @@ function isDashScopeTextRerank(url: string): boolean {
 export function createRerankerFromEnv(
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): HttpReranker | undefined {
-  const settings = new EnvironmentSettings(env, 'rerank_failed');
+  // Typed, so that TypeScript reads `settings.fail` as ending the function.
+  const settings: EnvironmentSettings = new EnvironmentSettings(env, 'rerank_failed');
   settings.requireFor('RUNSTREAM_RERANK_MODEL', [
     'RUNSTREAM_RERANK_URL',
     'RUNSTREAM_RERANK_API',
@@ -147,17 +147,13 @@ export function createRerankerFromEnv(
   const apiKey = settings.text('RUNSTREAM_RERANK_API_KEY');
   const api = settings.text('RUNSTREAM_RERANK_API');
   if (url === undefined || !isHttpUrl(url)) {
-    throw new RetrievalError(
-      'rerank_failed',
+    settings.fail(
       `RUNSTREAM_RERANK_MODEL is set but RUNSTREAM_RERANK_URL ${url === undefined ? 'is not' : `is not an http(s) URL (${url})`}; ` +
         'it is the full endpoint, for example http://localhost:8000/v1/rerank',
     );
   }
   if (api !== undefined && api !== 'rerank' && api !== 'dashscope') {
-    throw new RetrievalError(
-      'rerank_failed',
-      `RUNSTREAM_RERANK_API must be "rerank" or "dashscope", got "${api}"`,
-    );
+    settings.fail(`RUNSTREAM_RERANK_API must be "rerank" or "dashscope", got "${api}"`);
   }
   return new HttpReranker({
     url,

@@ -179,7 +179,8 @@ export class OpenAiCompatibleEmbedder implements Embedder {
 export function createEmbedderFromEnv(
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): OpenAiCompatibleEmbedder | undefined {
-  const settings = new EnvironmentSettings(env, 'embedding_failed');
+  // Typed, so that TypeScript reads `settings.fail` as ending the function.
+  const settings: EnvironmentSettings = new EnvironmentSettings(env, 'embedding_failed');
   settings.requireFor('RUNSTREAM_EMBEDDING_MODEL', [
     'RUNSTREAM_EMBEDDING_BASE_URL',
     'RUNSTREAM_EMBEDDING_DIMENSIONS',
@@ -192,15 +193,13 @@ export function createEmbedderFromEnv(
   const dimensions = settings.positiveInteger('RUNSTREAM_EMBEDDING_DIMENSIONS');
   const batchSize = settings.positiveInteger('RUNSTREAM_EMBEDDING_BATCH_SIZE');
   if (baseUrl === undefined) {
-    throw new RetrievalError(
-      'embedding_failed',
+    settings.fail(
       'RUNSTREAM_EMBEDDING_MODEL is set but neither RUNSTREAM_EMBEDDING_BASE_URL nor OPENAI_BASE_URL is ' +
         '(for example https://dashscope.aliyuncs.com/compatible-mode/v1)',
     );
   }
   if (!isHttpUrl(baseUrl)) {
-    throw new RetrievalError(
-      'embedding_failed',
+    settings.fail(
       `the embedding base URL is not an http(s) URL: ${baseUrl} (for example http://localhost:11434/v1)`,
     );
   }
