@@ -241,19 +241,48 @@ const block: fc.Arbitrary<Block> = fc.oneof(
   ),
 );
 
-const message: fc.Arbitrary<Message> = fc.record({
-  runId: fc.option(nonEmpty),
-  conversationId: fc.option(nonEmpty),
-  messageId: fc.option(nonEmpty),
-  status: fc.constantFrom('idle', 'running', 'paused', 'completed', 'cancelled', 'failed', 'interrupted'),
-  blocks: fc.array(block, { maxLength: 3 }),
-  pause: fc.option(fc.record({ reason: pauseReason, pending: fc.array(pendingCall, { maxLength: 2 }) })),
-  finishReason: fc.option(jsonText),
-  error: fc.option(errorInfo),
-  startedAt: fc.option(timestamp),
-  endedAt: fc.option(timestamp),
-  lastSeq: fc.nat(),
-});
+const tokenUsage = fc.record(
+  {
+    inputTokens: fc.nat(),
+    outputTokens: fc.nat(),
+    reasoningTokens: fc.nat(),
+    cachedInputTokens: fc.nat(),
+  },
+  { requiredKeys: ['inputTokens', 'outputTokens'] },
+);
+
+const message: fc.Arbitrary<Message> = fc.record(
+  {
+    runId: fc.option(nonEmpty),
+    conversationId: fc.option(nonEmpty),
+    messageId: fc.option(nonEmpty),
+    status: fc.constantFrom('idle', 'running', 'paused', 'completed', 'cancelled', 'failed', 'interrupted'),
+    blocks: fc.array(block, { maxLength: 3 }),
+    pause: fc.option(fc.record({ reason: pauseReason, pending: fc.array(pendingCall, { maxLength: 2 }) })),
+    finishReason: fc.option(jsonText),
+    error: fc.option(errorInfo),
+    startedAt: fc.option(timestamp),
+    endedAt: fc.option(timestamp),
+    usage: fc.option(tokenUsage),
+    lastSeq: fc.nat(),
+  },
+  {
+    requiredKeys: [
+      'runId',
+      'conversationId',
+      'messageId',
+      'status',
+      'blocks',
+      'pause',
+      'finishReason',
+      'error',
+      'startedAt',
+      'endedAt',
+      'usage',
+      'lastSeq',
+    ],
+  },
+);
 
 const runEvent: fc.Arbitrary<RunEvent> = fc.oneof(
   {
@@ -339,12 +368,22 @@ const runEvent: fc.Arbitrary<RunEvent> = fc.oneof(
   }),
   fc.record(
     {
+      type: fc.constant('step.finished'),
+      ...logged,
+      step: fc.integer({ min: 1, max: 50 }),
+      finishReason: fc.constantFrom('stop', 'tool_calls', 'length', 'content_filter', 'other'),
+      usage: tokenUsage,
+    },
+    { requiredKeys: ['type', 'runId', 'seq', 'at', 'step', 'finishReason'] },
+  ),
+  fc.record(
+    {
       type: fc.constant('run.finished'),
       ...logged,
       status: fc.constantFrom('completed', 'cancelled', 'failed', 'interrupted'),
       reason: jsonText,
       error: errorInfo,
-      usage: fc.record({ inputTokens: fc.nat(), outputTokens: fc.nat() }),
+      usage: tokenUsage,
     },
     { requiredKeys: ['type', 'runId', 'seq', 'at', 'status'] },
   ),

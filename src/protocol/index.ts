@@ -12,4 +12,5 @@ export * from './run-event.ts';
 export * from './run-event-codec.ts';
 export * from './sse-decoder-stream.ts';
 export * from './sse-encoder-stream.ts';
+export * from './token-usage.ts';
 export * from './wire-error.ts';

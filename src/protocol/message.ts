@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { BlockSchema, ErrorInfoSchema, TimestampSchema } from './block.ts';
+import { TokenUsageSchema } from './token-usage.ts';
 
 export const MessageStatusSchema = z.enum([
   'idle',
@@ -36,6 +37,11 @@ export const MessageSchema = z.object({
   error: ErrorInfoSchema.nullable(),
   startedAt: TimestampSchema.nullable(),
   endedAt: TimestampSchema.nullable(),
+  /**
+   * What the run's model calls cost so far, summed over its steps; `null` while no step reported
+   * usage (never zeros for "unknown"). Messages stored before usage was recorded read as `null`.
+   */
+  usage: TokenUsageSchema.nullable().default(null),
   /** The `seq` of the last event applied; events at or below it are no-ops. */
   lastSeq: z.number().int().nonnegative(),
 });
@@ -85,6 +91,7 @@ export function createMessageState(): MessageState {
     error: null,
     startedAt: null,
     endedAt: null,
+    usage: null,
     lastSeq: 0,
     hint: null,
     anomalies: [],
@@ -100,7 +107,8 @@ export function toMessage(state: MessageState): Message {
 
 /** Rebuild reducer state from a persisted message (a page refresh, a snapshot). */
 export function fromMessage(message: Message): MessageState {
-  return patchState(message as MessageState, { hint: null, anomalies: [] });
+  // `?? null`: a message stored before usage was recorded has no such field.
+  return patchState(message as MessageState, { usage: message.usage ?? null, hint: null, anomalies: [] });
 }
 
 /**
@@ -121,6 +129,7 @@ export function patchState(state: MessageState, patch: Partial<MessageState>): M
     error: state.error,
     startedAt: state.startedAt,
     endedAt: state.endedAt,
+    usage: state.usage,
     lastSeq: state.lastSeq,
     hint: state.hint,
     anomalies: state.anomalies,

@@ -12,6 +12,7 @@ import {
 import { reduce, reduceAll } from './reduce.ts';
 import { type LoggedRunEvent, type RunEvent, RunEventSchema, type RunSnapshotEvent } from './run-event.ts';
 import { arbitraryRunEvents } from './test-support/index.ts';
+import { addTokenUsage, type TokenUsage } from './token-usage.ts';
 
 const NUM_RUNS = 200;
 const fresh = () => createMessageState();
@@ -193,6 +194,21 @@ describe('reduce properties over random valid event logs', () => {
                 .at(-1) ?? null)
             : null,
         );
+        // Usage is the sum of the steps that reported it, and absent when none did.
+        const reported = events.flatMap((event) =>
+          event.type === 'step.finished' && event.usage !== undefined ? [event.usage] : [],
+        );
+        expect(state.usage).toEqual(
+          reported.reduce<TokenUsage | undefined>(addTokenUsage, undefined) ?? null,
+        );
+        if (reported.length > 0) {
+          const sum = (field: 'inputTokens' | 'outputTokens') =>
+            reported.reduce((total, usage) => total + usage[field], 0);
+          expect([state.usage?.inputTokens, state.usage?.outputTokens]).toEqual([
+            sum('inputTokens'),
+            sum('outputTokens'),
+          ]);
+        }
         expect(state.lastSeq).toBe(events.length);
       }),
       { numRuns: NUM_RUNS },

@@ -352,11 +352,43 @@ describe('reduce: hints, finishing, cut-short text', () => {
         'error',
         'startedAt',
         'endedAt',
+        'usage',
         'lastSeq',
       ].sort(),
     );
     const finished = reduce(hinted, f.finished('completed'));
     expect(finished.hint).toBeNull();
+  });
+
+  it('sums the usage of the steps that report it, and keeps none when no step does', () => {
+    const f = createEventFactory('r1');
+    const silent = reduceAll(createMessageState(), [
+      f.runStarted(),
+      f.stepFinished(1),
+      f.finished('completed'),
+    ]);
+    expect(silent.usage).toBeNull();
+    const g = createEventFactory('r2');
+    const state = reduceAll(createMessageState(), [
+      g.runStarted(),
+      g.stepFinished(1, {
+        finishReason: 'tool_calls',
+        usage: { inputTokens: 1_000, outputTokens: 200, reasoningTokens: 150 },
+      }),
+      // A step without usage (a provider that stopped reporting it) adds nothing, and no zeros.
+      g.stepFinished(2, { finishReason: 'tool_calls' }),
+      g.stepFinished(3, { usage: { inputTokens: 1_400, outputTokens: 80, cachedInputTokens: 1_024 } }),
+    ]);
+    expect(state.usage).toEqual({
+      inputTokens: 2_400,
+      outputTokens: 280,
+      reasoningTokens: 150,
+      cachedInputTokens: 1_024,
+    });
+    // run.finished carries the producer's total, which a late reader that missed steps ends with too.
+    const total = { inputTokens: 5_000, outputTokens: 300 };
+    expect(reduce(state, g.finished('completed', { usage: total })).usage).toEqual(total);
+    expect(reduce(state, g.finished('completed')).usage).toEqual(state.usage);
   });
 
   it('records run.finished cancelled with reason user_stop', () => {
@@ -548,6 +580,15 @@ describe('reduce: every event type', () => {
     'run.resumed': {
       event: (f) => f.resumed('confirmation', ['call_1']),
       check: (after) => expect([after.status, after.pause]).toEqual(['running', null]),
+    },
+    'step.finished': {
+      event: (f) =>
+        f.stepFinished(1, { finishReason: 'tool_calls', usage: { inputTokens: 120, outputTokens: 30 } }),
+      check: (after, before) => {
+        expect(after.usage).toEqual({ inputTokens: 120, outputTokens: 30 });
+        expect(after.blocks).toBe(before.blocks);
+        expect(after.status).toBe(before.status);
+      },
     },
     'run.finished': {
       event: (f) => f.finished('interrupted', { reason: 'server_restart' }),

@@ -10,6 +10,7 @@ import type {
   LoggedRunEvent,
   RunEvent,
 } from './run-event.ts';
+import { addTokenUsage } from './token-usage.ts';
 
 /**
  * Builds one assistant message from its run's events. Pure and total: it never throws and never
@@ -147,6 +148,10 @@ function applyLogged(state: MessageState, event: AppliedEvent): MessageState {
       return patchState(state, { status: 'paused', pause: { reason: event.reason, pending: event.pending } });
     case 'run.resumed':
       return patchState(state, { status: 'running', pause: null });
+    case 'step.finished':
+      return event.usage === undefined
+        ? state
+        : patchState(state, { usage: addTokenUsage(state.usage ?? undefined, event.usage) ?? null });
     case 'run.finished':
       return patchState(state, {
         status: event.status,
@@ -155,6 +160,9 @@ function applyLogged(state: MessageState, event: AppliedEvent): MessageState {
         finishReason: event.reason ?? null,
         error: event.error ?? null,
         endedAt: event.at,
+        // The producer sums the steps into `usage`; a reader that joined late (a snapshot without
+        // every step) still ends with the run's total.
+        usage: event.usage ?? state.usage,
       });
   }
 }

@@ -145,6 +145,7 @@ const SAMPLES: { readonly [K in RunEventType]: readonly Extract<RunEvent, { type
         error: null,
         startedAt: at,
         endedAt: null,
+        usage: { inputTokens: 900, outputTokens: 120 },
         lastSeq: 10,
       },
     },
@@ -161,6 +162,18 @@ const SAMPLES: { readonly [K in RunEventType]: readonly Extract<RunEvent, { type
   ],
   'run.resumed': [
     { type: 'run.resumed', runId, seq: 12, at, reason: 'confirmation', toolCallIds: ['call_1'] },
+  ],
+  'step.finished': [
+    {
+      type: 'step.finished',
+      runId,
+      seq: 12,
+      at,
+      step: 2,
+      finishReason: 'stop',
+      usage: { inputTokens: 1_200, outputTokens: 340, reasoningTokens: 300, cachedInputTokens: 1_024 },
+    },
+    { type: 'step.finished', runId, seq: 12, at, step: 1, finishReason: 'tool_calls' },
   ],
   'run.finished': [
     {

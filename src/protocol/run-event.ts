@@ -10,6 +10,7 @@ import {
   ToolBlockStatusSchema,
 } from './block.ts';
 import { MessageSchema } from './message.ts';
+import { TokenUsageSchema } from './token-usage.ts';
 
 /**
  * Every event of a run's log carries `type`, `runId`, `seq` and `at`. `seq` starts at 1, grows by one
@@ -168,6 +169,23 @@ export const RunResumedEventSchema = z.object({
 });
 export type RunResumedEvent = z.infer<typeof RunResumedEventSchema>;
 
+export const StepFinishReasonSchema = z.enum(['stop', 'tool_calls', 'length', 'content_filter', 'other']);
+export type StepFinishReason = z.infer<typeof StepFinishReasonSchema>;
+
+/**
+ * One model call of the run ended (a run has one step per model call: each tool round, the final
+ * answer). `step` counts from 1 across the whole run, pauses included; `usage` is what the provider
+ * reported for this call, absent when it reported nothing.
+ */
+export const StepFinishedEventSchema = z.object({
+  type: z.literal('step.finished'),
+  ...logged,
+  step: z.number().int().positive(),
+  finishReason: StepFinishReasonSchema,
+  usage: TokenUsageSchema.optional(),
+});
+export type StepFinishedEvent = z.infer<typeof StepFinishedEventSchema>;
+
 export const FinishedRunStatusSchema = z.enum(['completed', 'cancelled', 'failed', 'interrupted']);
 export type FinishedRunStatus = z.infer<typeof FinishedRunStatusSchema>;
 
@@ -178,9 +196,8 @@ export const RunFinishedEventSchema = z.object({
   /** Why a run was cancelled or interrupted, e.g. `user_stop`, `server_restart`. */
   reason: z.string().optional(),
   error: ErrorInfoSchema.optional(),
-  usage: z
-    .object({ inputTokens: z.number().int().nonnegative(), outputTokens: z.number().int().nonnegative() })
-    .optional(),
+  /** The sum of every step's usage, absent when no step reported any. */
+  usage: TokenUsageSchema.optional(),
 });
 export type RunFinishedEvent = z.infer<typeof RunFinishedEventSchema>;
 
@@ -195,6 +212,7 @@ export const LoggedRunEventSchema = z.discriminatedUnion('type', [
   RunSnapshotEventSchema,
   RunPausedEventSchema,
   RunResumedEventSchema,
+  StepFinishedEventSchema,
   RunFinishedEventSchema,
 ]);
 export type LoggedRunEvent = z.infer<typeof LoggedRunEventSchema>;
@@ -225,6 +243,7 @@ export const RUN_EVENT_TYPES = [
   'run.snapshot',
   'run.paused',
   'run.resumed',
+  'step.finished',
   'run.finished',
   'done',
 ] as const satisfies readonly RunEventType[];

@@ -11,7 +11,7 @@ import { type HostToolValidator, hostToolValidator } from './host-tool.ts';
 import { applyHostResults, requestHostResult } from './host-tool-calls.ts';
 import { handleLoadSkill, LOAD_SKILL_TOOL } from './load-skill.ts';
 import { messageOf } from './message-of.ts';
-import { streamModelTurn, yieldToEventLoop } from './model-turn.ts';
+import { assistantMessageOf, type ModelTurn, streamModelTurn, yieldToEventLoop } from './model-turn.ts';
 import { OpenToolCalls, type ToolClassification } from './open-tool-calls.ts';
 import { RunBlocks } from './run-blocks.ts';
 import { RunCancelled } from './run-cancelled.ts';
@@ -115,12 +115,8 @@ export class Agent {
           transcript,
           visibleTools(this.#options.tools, this.#hostTools, this.#options.skills, loadedSkills),
         );
-        transcript.push({
-          role: 'assistant',
-          content: turn.text,
-          ...(turn.reasoning ? { reasoning: turn.reasoning } : {}),
-          ...(turn.calls.length > 0 ? { toolCalls: turn.calls.map((call) => call.request) } : {}),
-        });
+        this.#stepFinished(iterations, turn);
+        transcript.push(assistantMessageOf(turn));
         if (turn.calls.length === 0) return { status: 'completed' };
         for (const call of turn.calls)
           this.#parts.calls.open(call.request, this.#classify(call.request.name));
@@ -162,7 +158,8 @@ export class Agent {
         ],
         [],
       );
-      transcript.push({ role: 'assistant', content: summary.text });
+      this.#stepFinished(iterations + 1, summary);
+      transcript.push(assistantMessageOf(summary));
       return { status: 'completed' };
     } catch (error) {
       if (signal.aborted) throw signal.reason;
@@ -230,6 +227,16 @@ export class Agent {
     if (tool.effect === 'write')
       return requestConfirmation(this.#parts, tool, request, blockId, args, pending);
     return execution.run(tool, request.id, blockId, args);
+  }
+
+  /** Log the end of one model call: its number in the run, why it ended, what it cost. */
+  #stepFinished(step: number, turn: ModelTurn): void {
+    this.#options.log.append({
+      type: 'step.finished',
+      step,
+      finishReason: turn.finishReason,
+      ...(turn.usage === undefined ? {} : { usage: turn.usage }),
+    });
   }
 
   /** Pause the run: the pending calls (the decisions' or the host's) and where to go on from. */

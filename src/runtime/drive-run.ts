@@ -1,4 +1,5 @@
 import { type AgentOutcome, closeOpenBlocks } from './agent-loop.ts';
+import { finishedUsage } from './finished-usage.ts';
 import { RunCancelled } from './run-cancelled.ts';
 import { RunInterrupted } from './run-interrupted.ts';
 import type { RunLog } from './run-log.ts';
@@ -18,9 +19,10 @@ export async function driveRun(
 ): Promise<RunOutcome> {
   try {
     const outcome = await work();
-    if (outcome.status === 'completed') log.append({ type: 'run.finished', status: 'completed' });
+    if (outcome.status === 'completed')
+      log.append({ type: 'run.finished', status: 'completed', ...finishedUsage(log) });
     if (outcome.status === 'failed')
-      log.append({ type: 'run.finished', status: 'failed', error: outcome.error });
+      log.append({ type: 'run.finished', status: 'failed', error: outcome.error, ...finishedUsage(log) });
     return outcome;
   } catch (error) {
     if (signal.aborted) {
@@ -35,7 +37,7 @@ export async function driveRun(
         log.append({ type: 'block.delta', blockId, text: cause.explanation });
         log.append({ type: 'block.ended', blockId, endedAt: Date.now(), durationMs: 0, status: 'done' });
       }
-      if (!log.finished) log.append({ type: 'run.finished', status, reason });
+      if (!log.finished) log.append({ type: 'run.finished', status, reason, ...finishedUsage(log) });
       return { status: 'cancelled', reason };
     }
     // A bug in the loop itself: still end the run visibly rather than leave it running forever.
@@ -45,7 +47,12 @@ export async function driveRun(
     log.append({ type: 'block.started', blockId, kind: 'error' });
     log.append({ type: 'block.delta', blockId, text: `本轮运行出错，已中断：${message}` });
     log.append({ type: 'block.ended', blockId, endedAt: Date.now(), durationMs: 0, status: 'done' });
-    log.append({ type: 'run.finished', status: 'failed', error: { code: 'runtime_error', message } });
+    log.append({
+      type: 'run.finished',
+      status: 'failed',
+      error: { code: 'runtime_error', message },
+      ...finishedUsage(log),
+    });
     return { status: 'failed', error: { code: 'runtime_error', message } };
   }
 }

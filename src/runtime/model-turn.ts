@@ -1,4 +1,11 @@
-import type { ChatMessage, ToolCallRequest, ToolDefinition } from '../models/index.ts';
+import type {
+  ChatMessage,
+  FinishReason,
+  ReasoningPart,
+  TokenUsage,
+  ToolCallRequest,
+  ToolDefinition,
+} from '../models/index.ts';
 import type { AgentOptions } from './agent-options.ts';
 import { LOAD_SKILL_TOOL } from './load-skill.ts';
 import type { RunBlocks } from './run-blocks.ts';
@@ -15,7 +22,23 @@ const YIELD_AFTER_MS = 1;
 export interface ModelTurn {
   text: string;
   reasoning: string;
+  /** Set when the provider signed or encrypted its reasoning, which must then go back as it came. */
+  reasoningParts?: ReasoningPart[];
   calls: { request: ToolCallRequest; blockId: string }[];
+  finishReason: FinishReason;
+  /** What the provider reported the turn cost; absent when it reported nothing. */
+  usage?: TokenUsage;
+}
+
+/** The assistant message a turn adds to the transcript: what the model said, thought and called. */
+export function assistantMessageOf(turn: ModelTurn): ChatMessage {
+  return {
+    role: 'assistant',
+    content: turn.text,
+    ...(turn.reasoning ? { reasoning: turn.reasoning } : {}),
+    ...(turn.reasoningParts ? { reasoningParts: turn.reasoningParts } : {}),
+    ...(turn.calls.length > 0 ? { toolCalls: turn.calls.map((call) => call.request) } : {}),
+  };
 }
 
 /** One macrotask turn, so sockets get written and other runs get their share. */
@@ -36,6 +59,12 @@ export async function streamModelTurn(
   // cons cells alive for the whole turn, for the garbage collector to copy.
   const text: string[] = [];
   const reasoning: string[] = [];
+  // Signed or encrypted pieces (Anthropic); `signedFrom` is where the unsigned reasoning begins.
+  const reasoningParts: ReasoningPart[] = [];
+  let signedFrom = 0;
+  let keepParts = false;
+  let finishReason: FinishReason = 'other';
+  let usage: TokenUsage | undefined;
   const toolBlocks = new Map<number, { blockId: string; id: string; name: string }>();
   const calls: ModelTurn['calls'] = [];
   const closeText = () => {
@@ -69,6 +98,23 @@ export async function streamModelTurn(
       case 'reasoning-delta':
         reasoning.push(part.text);
         writeText('reasoning', part.text);
+        break;
+      case 'reasoning-signature':
+        reasoningParts.push({
+          type: 'text',
+          text: reasoning.slice(signedFrom).join(''),
+          signature: part.signature,
+        });
+        signedFrom = reasoning.length;
+        keepParts = true;
+        break;
+      case 'reasoning-redacted':
+        // Nothing to show: the provider encrypted it. It still goes back in the transcript.
+        if (signedFrom < reasoning.length)
+          reasoningParts.push({ type: 'text', text: reasoning.slice(signedFrom).join('') });
+        signedFrom = reasoning.length;
+        reasoningParts.push({ type: 'redacted', data: part.data });
+        keepParts = true;
         break;
       case 'text-delta':
         text.push(part.text);
@@ -105,9 +151,20 @@ export async function streamModelTurn(
         break;
       }
       case 'finish':
+        finishReason = part.reason;
+        usage = part.usage;
         break;
     }
   }
   closeText();
-  return { text: text.join(''), reasoning: reasoning.join(''), calls };
+  if (keepParts && signedFrom < reasoning.length)
+    reasoningParts.push({ type: 'text', text: reasoning.slice(signedFrom).join('') });
+  return {
+    text: text.join(''),
+    reasoning: reasoning.join(''),
+    ...(keepParts ? { reasoningParts } : {}),
+    calls,
+    finishReason,
+    ...(usage === undefined ? {} : { usage }),
+  };
 }

@@ -9,6 +9,7 @@ import type {
 } from '../block.ts';
 import { ToolBlockStatusSchema } from '../block.ts';
 import type { FinishedRunStatus, LoggedRunEvent, PauseReason, PendingCall } from '../run-event.ts';
+import type { TokenUsage } from '../token-usage.ts';
 import { createEventFactory } from './event-factory.ts';
 
 /**
@@ -77,6 +78,7 @@ type Step =
     }
   | { op: 'end'; pick: number; status: Exclude<TextBlockStatus, 'streaming'> | undefined }
   | { op: 'hint'; code: string; text: string }
+  | { op: 'step'; finishReason: 'stop' | 'tool_calls' | 'length'; usage: TokenUsage | undefined }
   | { op: 'pause'; reason: PauseReason; count: number }
   | { op: 'resume' };
 
@@ -154,6 +156,22 @@ const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
     text: fc.constantFrom('已达到最大迭代次数，正在生成当前执行结果的总结', '工具响应较慢，请稍候'),
   }),
   plainRecord({
+    op: fc.constant('step'),
+    finishReason: fc.constantFrom('stop', 'tool_calls', 'length'),
+    // Some providers report no usage, some only the two totals, some the details too.
+    usage: optional(
+      fc.record(
+        {
+          inputTokens: fc.nat({ max: 200_000 }),
+          outputTokens: fc.nat({ max: 50_000 }),
+          reasoningTokens: fc.nat({ max: 50_000 }),
+          cachedInputTokens: fc.nat({ max: 200_000 }),
+        },
+        { requiredKeys: ['inputTokens', 'outputTokens'], noNullPrototype: true },
+      ),
+    ),
+  }),
+  plainRecord({
     op: fc.constant('pause'),
     reason: fc.constantFrom('confirmation', 'tool_result'),
     count: fc.nat(),
@@ -223,6 +241,7 @@ function interpret(
   const toolCalls: OpenBlock[] = [];
   const confirmed = new Set<string>();
   let nextBlock = 1;
+  let nextStep = 1;
   let pause: { reason: PauseReason; pending: PendingCall[] } | null = null;
 
   const pickFrom = (pick: number, candidates: OpenBlock[]) =>
@@ -343,6 +362,14 @@ function interpret(
       }
       case 'hint':
         events.push(f.hint(step.code, step.text));
+        break;
+      case 'step':
+        events.push(
+          f.stepFinished(nextStep++, {
+            finishReason: step.finishReason,
+            ...(step.usage !== undefined ? { usage: step.usage } : {}),
+          }),
+        );
         break;
       case 'pause': {
         if (pause !== null || toolCalls.length === 0) break;

@@ -22,6 +22,7 @@ import type {
   RunResumedEvent,
   RunSnapshotEvent,
   RunStartedEvent,
+  StepFinishedEvent,
 } from '../run-event.ts';
 
 export type TextBlockStartedEvent = Extract<BlockStartedEvent, { kind: TextBlockKind }>;
@@ -78,6 +79,10 @@ export interface EventFactory {
   hint(code: string, text: string): RunHintEvent;
   paused(reason: PauseReason, pending: PendingCall[]): RunPausedEvent;
   resumed(reason: PauseReason, toolCallIds?: string[]): RunResumedEvent;
+  stepFinished(
+    step: number,
+    fields?: { finishReason?: StepFinishedEvent['finishReason']; usage?: StepFinishedEvent['usage'] },
+  ): StepFinishedEvent;
   finished(
     status: FinishedRunStatus,
     fields?: { reason?: string; error?: ErrorInfo; usage?: RunFinishedEvent['usage'] },
@@ -206,6 +211,15 @@ export function createEventFactory(runId: string, options: EventFactoryOptions =
     },
     resumed(reason, toolCallIds = []) {
       return { type: 'run.resumed', ...stamp(), reason, toolCallIds };
+    },
+    stepFinished(step, fields = {}) {
+      return {
+        type: 'step.finished',
+        ...stamp(),
+        step,
+        finishReason: fields.finishReason ?? 'stop',
+        ...(fields.usage !== undefined ? { usage: fields.usage } : {}),
+      };
     },
     finished(status, fields = {}) {
       return {

@@ -90,6 +90,7 @@ describe('arbitraryRunEvents', () => {
         'run.hint',
         'run.paused',
         'run.resumed',
+        'step.finished',
         'run.finished',
       ].sort(),
     );
