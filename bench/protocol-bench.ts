@@ -1,6 +1,7 @@
 /**
  * `npm run bench:protocol`: encode and decode throughput of the run protocol for SSE and NDJSON, and
- * of `reduce`, on one realistic run, each next to a hand-written baseline measured in the same
+ * of `reduce`, on one realistic run, and the model adapter's parsing of a provider's streamed answer
+ * (SSE bytes → `ChatStreamPart`s), each next to a hand-written baseline measured in the same
  * process. Absolute numbers depend on the machine; the ratios are the point, because baseline and
  * contender share the machine, the process and the moment.
  *
@@ -9,6 +10,8 @@
 import { deepStrictEqual, strictEqual } from 'node:assert/strict';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
+import type { ChatStreamPart } from '../src/models/chat-model.ts';
+import { OpenAiChunkParser } from '../src/models/openai-chunk-parser.ts';
 import {
   createMessageState,
   createRunEventDecoderStream,
@@ -19,11 +22,15 @@ import {
   type RunEvent,
   RunEventEncoderStream,
   reduce,
+  SseDecoderStream,
   type WireFormat,
 } from '../src/protocol/index.ts';
+import { createOpenAiCompatibleStream } from './openai-compatible-stream.ts';
 import { createRealisticRun } from './realistic-run.ts';
 
 const EVENT_COUNT = 20_000;
+/** Chunks of the provider's streamed answer the adapter parses: a long thinking-mode turn with a tool call. */
+const PROVIDER_CHUNK_COUNT = 2_000;
 /**
  * Untimed rounds first, so the JIT has compiled the hot paths before anything is timed. `verify()`
  * has already run every pipeline once, so one more round is enough.
@@ -34,6 +41,11 @@ const WARM_UP_ROUNDS = 1;
  * under a minute on 2 busy cores.
  */
 const TIMED_ROUNDS = 7;
+/**
+ * The provider stream takes a few milliseconds per parse, where a scheduler hiccup is a large share:
+ * more rounds for its group (still under a second in all), warm-up included, so its JIT has settled.
+ */
+const PROVIDER_ROUNDS = { warmUp: 5, timed: 31 } as const;
 /** A TCP segment's worth of payload on a 1,500-byte MTU: what a reader sees on a slow or busy link. */
 const SMALL_CHUNK_BYTES = 1_400;
 /** A typical read size when the socket has data buffered: fewer, larger chunks. */
@@ -93,6 +105,10 @@ const wireChunks: Record<WireFormat, Map<number, Uint8Array[]>> = {
   sse: new Map(chunkSizes.map((size) => [size, splitIntoChunks(sseBytes, size)])),
   ndjson: new Map(chunkSizes.map((size) => [size, splitIntoChunks(ndjsonBytes, size)])),
 };
+
+/** The provider's answer as the adapter reads it from the socket: 1,400-byte reads of the body. */
+const providerStream = createOpenAiCompatibleStream({ chunkCount: PROVIDER_CHUNK_COUNT });
+const providerChunks = splitIntoChunks(providerStream.bytes, SMALL_CHUNK_BYTES);
 
 function chunksOf(format: WireFormat, chunkBytes: number): Uint8Array[] {
   const chunks = wireChunks[format].get(chunkBytes);
@@ -164,6 +180,33 @@ function decoderPipeline(
   return readableFrom(chunksOf(format, chunkBytes)).pipeThrough(decoder);
 }
 
+/**
+ * The OpenAI-compatible adapter's read loop (`OpenAiChatModel`'s, without the HTTP and timers around
+ * it): SSE messages from the body, `[DONE]` ends the turn, every other `data:` is JSON for the chunk
+ * parser. Returns the number of chunks parsed; `parts`, when given, receives every part.
+ */
+async function parseProviderStream(withChunkParser: boolean, parts?: ChatStreamPart[]): Promise<number> {
+  const reader = readableFrom(providerChunks).pipeThrough(new SseDecoderStream()).getReader();
+  const parser = new OpenAiChunkParser();
+  let chunkCount = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) throw new Error('the provider stream ended without [DONE]');
+    const data = value.data;
+    if (data.trim() === '[DONE]') {
+      if (withChunkParser) parts?.push(...parser.done());
+      return chunkCount;
+    }
+    if (data.trim() === '') continue;
+    const json: unknown = JSON.parse(data);
+    if (withChunkParser) {
+      const chunkParts = parser.push(json);
+      parts?.push(...chunkParts);
+    }
+    chunkCount += 1;
+  }
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Correctness, once, before any timing
 
@@ -208,6 +251,37 @@ async function verify(): Promise<void> {
   strictEqual(state.blocks.length, run.blockCount);
   const answer = state.blocks.find((block) => block.blockId === run.answerBlockId);
   strictEqual(answer !== undefined && isTextBlock(answer) ? answer.text : undefined, run.answerText);
+
+  await verifyProviderParse();
+}
+
+/** The adapter path must read the whole turn back, or timing it says nothing. */
+async function verifyProviderParse(): Promise<void> {
+  const { expected, dataLines } = providerStream;
+  const parts: ChatStreamPart[] = [];
+  strictEqual(await parseProviderStream(true, parts), dataLines.length, 'adapter parse: chunk count');
+  strictEqual(await parseProviderStream(false), dataLines.length, 'framing only: chunk count');
+  const textOf = (type: 'reasoning-delta' | 'text-delta') =>
+    parts.map((part) => (part.type === type ? part.text : '')).join('');
+  strictEqual(textOf('reasoning-delta'), expected.reasoningText, 'adapter parse: reasoning text');
+  strictEqual(textOf('text-delta'), expected.answerText, 'adapter parse: answer text');
+  const starts = parts.filter((part) => part.type === 'tool-call-start');
+  deepStrictEqual(
+    starts.map((part) => [part.id, part.name]),
+    [[expected.toolCall.id, expected.toolCall.name]],
+    'adapter parse: tool call start',
+  );
+  const ends = parts.filter((part) => part.type === 'tool-call-end');
+  deepStrictEqual(
+    ends.map((part) => part.arguments),
+    [expected.toolCall.arguments],
+    'adapter parse: tool call arguments',
+  );
+  const finish = parts.at(-1);
+  if (finish?.type !== 'finish') throw new Error('adapter parse: the last part is not finish');
+  strictEqual(finish.reason, expected.finishReason, 'adapter parse: finish reason');
+  strictEqual(finish.usage?.inputTokens, expected.inputTokens, 'adapter parse: input tokens');
+  strictEqual(finish.usage?.outputTokens, expected.outputTokens, 'adapter parse: output tokens');
 }
 
 function reduceAll(): MessageState {
@@ -230,9 +304,15 @@ interface BenchCase {
 
 interface BenchGroup {
   title: string;
+  /** What the group counts per second, and how many of them one run of a case handles. */
+  unit: { name: 'event' | 'chunk'; count: number };
+  /** Rounds when not the defaults (`WARM_UP_ROUNDS`, `TIMED_ROUNDS`). */
+  rounds?: { warmUp: number; timed: number };
   baseline: BenchCase | null;
   contenders: BenchCase[];
 }
+
+const EVENT_UNIT = { name: 'event', count: events.length } as const;
 
 function encodeGroup(format: WireFormat): BenchGroup {
   const wireBytes = format === 'sse' ? sseBytes.byteLength : ndjsonBytes.byteLength;
@@ -270,6 +350,7 @@ function encodeGroup(format: WireFormat): BenchGroup {
   });
   return {
     title: `${format.toUpperCase()} encode (events → UTF-8 bytes, one chunk per event)`,
+    unit: EVENT_UNIT,
     baseline: {
       name:
         format === 'sse'
@@ -310,6 +391,7 @@ function decodeGroup(format: WireFormat): BenchGroup {
   }
   return {
     title: `${format.toUpperCase()} decode (network chunks → run events)`,
+    unit: EVENT_UNIT,
     baseline: {
       name: 'baseline: JSON.parse of pre-split lines (no framing, no validation)',
       wireBytes,
@@ -326,6 +408,7 @@ function decodeGroup(format: WireFormat): BenchGroup {
 
 const reduceGroup: BenchGroup = {
   title: 'reduce (what the client does per event)',
+  unit: EVENT_UNIT,
   baseline: null,
   contenders: [
     {
@@ -336,6 +419,44 @@ const reduceGroup: BenchGroup = {
     },
   ],
 };
+
+/**
+ * The model adapter's side of a provider stream: not on the per-delta server path (bench:compare
+ * covers that), but what every model turn pays before the runtime sees a part.
+ */
+function providerParseGroup(): BenchGroup {
+  const wireBytes = providerStream.bytes.byteLength;
+  const expected = providerStream.dataLines.length;
+  return {
+    title: `OpenAI-compatible stream parse (${integer.format(expected)}-chunk provider answer → ChatStreamParts)`,
+    unit: { name: 'chunk', count: expected },
+    rounds: PROVIDER_ROUNDS,
+    baseline: {
+      name: 'baseline: JSON.parse of the same data: lines, pre-split (no framing, no chunk parser)',
+      wireBytes,
+      expected,
+      run: () => {
+        let count = 0;
+        for (const line of providerStream.dataLines) if (JSON.parse(line) !== null) count += 1;
+        return count;
+      },
+    },
+    contenders: [
+      {
+        name: 'SseDecoderStream + JSON.parse, 1,400 B chunks (framing only)',
+        wireBytes,
+        expected,
+        run: () => parseProviderStream(false),
+      },
+      {
+        name: 'SseDecoderStream + JSON.parse + OpenAiChunkParser.push/done (the adapter)',
+        wireBytes,
+        expected,
+        run: () => parseProviderStream(true),
+      },
+    ],
+  };
+}
 
 // ---------------------------------------------------------------------------------------------------
 // Timing
@@ -371,10 +492,11 @@ async function runOnce(benchCase: BenchCase): Promise<number> {
 async function timeGroup(group: BenchGroup): Promise<Timing[]> {
   const cases = group.baseline === null ? group.contenders : [group.baseline, ...group.contenders];
   const timings = cases.map((benchCase): Timing => ({ benchCase, durationsMs: [] }));
-  for (let round = 0; round < WARM_UP_ROUNDS + TIMED_ROUNDS; round += 1) {
+  const { warmUp, timed } = group.rounds ?? { warmUp: WARM_UP_ROUNDS, timed: TIMED_ROUNDS };
+  for (let round = 0; round < warmUp + timed; round += 1) {
     for (const timing of timings) {
       const durationMs = await runOnce(timing.benchCase);
-      if (round >= WARM_UP_ROUNDS) timing.durationsMs.push(durationMs);
+      if (round >= warmUp) timing.durationsMs.push(durationMs);
     }
   }
   return timings;
@@ -406,7 +528,21 @@ function row(cells: readonly string[]): string {
     .trimEnd();
 }
 
-function formatRow(timing: Timing, baselineMedianMs: number | null, isBaseline: boolean): string {
+/** The column titles, with the rate and per-item columns named after what the group counts. */
+function headerFor(unitName: string): string {
+  return row(
+    COLUMNS.map((column) =>
+      column.title.replace('events/s', `${unitName}s/s`).replace('µs/event', `µs/${unitName}`),
+    ),
+  );
+}
+
+function formatRow(
+  timing: Timing,
+  baselineMedianMs: number | null,
+  isBaseline: boolean,
+  unitCount: number,
+): string {
   const medianMs = median(timing.durationsMs);
   const seconds = medianMs / 1_000;
   const { wireBytes } = timing.benchCase;
@@ -416,9 +552,9 @@ function formatRow(timing: Timing, baselineMedianMs: number | null, isBaseline: 
   else if (baselineMedianMs !== null) ratio = `${twoDecimals.format(baselineMedianMs / medianMs)}× baseline`;
   return row([
     `${isBaseline ? '' : '  '}${timing.benchCase.name}`,
-    integer.format(events.length / seconds),
+    integer.format(unitCount / seconds),
     wireBytes === null ? '—' : oneDecimal.format(wireBytes / 1e6 / seconds),
-    twoDecimals.format((medianMs * 1_000) / events.length),
+    twoDecimals.format((medianMs * 1_000) / unitCount),
     ratio,
     twoDecimals.format(medianMs),
     `${twoDecimals.format(Math.min(...timing.durationsMs))}–${twoDecimals.format(Math.max(...timing.durationsMs))}`,
@@ -443,6 +579,13 @@ function describeWorkload(): string[] {
       );
     }
   }
+  const providerMix = Object.entries(providerStream.mix)
+    .map(([kind, count]) => `${kind} ${integer.format(count)}`)
+    .join(', ');
+  lines.push(
+    `provider stream: ${integer.format(providerStream.dataLines.length)} chat.completion.chunk frames in DeepSeek's recorded shape (${providerMix}) + [DONE]`,
+    `  ${integer.format(providerStream.bytes.byteLength)} B of SSE (${oneDecimal.format(providerStream.bytes.byteLength / providerStream.dataLines.length)} B/chunk), read as ${integer.format(providerChunks.length)} 1,400-byte reads, ${integer.format(countSplitCharacters(providerChunks))} cuts inside a UTF-8 character`,
+  );
   return lines;
 }
 
@@ -455,26 +598,43 @@ async function main(): Promise<void> {
 
   await verify();
   console.log('verified: encoders match the baselines byte for byte; every decoder setting returns the');
-  console.log('  original events (deep-equal, same count); reduce applies the run without anomalies.');
+  console.log('  original events (deep-equal, same count); reduce applies the run without anomalies; the');
   console.log(
-    `timing: median of ${TIMED_ROUNDS} timed repetitions after ${WARM_UP_ROUNDS} warm-up rounds, cases interleaved round-robin within each group`,
+    '  adapter path reads back the reasoning, the answer, the tool call, the finish reason and usage.',
+  );
+  console.log(
+    `timing: median of ${TIMED_ROUNDS} timed repetitions after ${WARM_UP_ROUNDS} warm-up rounds (the provider stream: ${PROVIDER_ROUNDS.timed} after ${PROVIDER_ROUNDS.warmUp}), cases interleaved round-robin within each group`,
   );
   console.log('');
 
   const sseDecode = decodeGroup('sse');
   const ndjsonDecode = decodeGroup('ndjson');
-  const groups = [encodeGroup('sse'), encodeGroup('ndjson'), sseDecode, ndjsonDecode, reduceGroup];
+  const groups = [
+    encodeGroup('sse'),
+    encodeGroup('ndjson'),
+    sseDecode,
+    ndjsonDecode,
+    reduceGroup,
+    providerParseGroup(),
+  ];
   const baselineMedianMsByGroup = new Map<BenchGroup, number>();
-  const header = row(COLUMNS.map((column) => column.title));
-  console.log(header);
-  console.log('-'.repeat(header.length));
+  let headerUnit: string | undefined;
   for (const group of groups) {
+    if (group.unit.name !== headerUnit) {
+      headerUnit = group.unit.name;
+      const header = headerFor(headerUnit);
+      if (group !== groups[0]) console.log('');
+      console.log(header);
+      console.log('-'.repeat(header.length));
+    }
     const timings = await timeGroup(group);
     console.log(group.title);
     const baselineTiming = group.baseline === null ? undefined : timings[0];
     const baselineMedianMs = baselineTiming === undefined ? null : median(baselineTiming.durationsMs);
     if (baselineMedianMs !== null) baselineMedianMsByGroup.set(group, baselineMedianMs);
-    for (const timing of timings) console.log(formatRow(timing, baselineMedianMs, timing === baselineTiming));
+    for (const timing of timings) {
+      console.log(formatRow(timing, baselineMedianMs, timing === baselineTiming, group.unit.count));
+    }
   }
 
   console.log('');
@@ -485,6 +645,12 @@ async function main(): Promise<void> {
     '  so MB/s ratios equal events/s ratios). Decode baselines parse only the JSON lines: framing,',
   );
   console.log('  UTF-8 decoding across chunks, stream hand-offs and validation are what the ratio prices.');
+  console.log(
+    'The provider stream parse prices the same framing plus the chunk parser (schema check, tool-call',
+  );
+  console.log(
+    '  assembly, usage) over JSON.parse of its data: lines; the adapter is not on the per-delta server path.',
+  );
   console.log(
     'Ratios come from one run of this process on a shared, noisy machine: compare them within a run;',
   );
