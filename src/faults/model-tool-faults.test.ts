@@ -41,9 +41,10 @@ import {
  */
 const RUNS = 10;
 /**
- * The model's idle timeout (`OpenAiChatModel`'s `timeoutMs`; the runtime has none of its own) in the
- * cases where the model hangs: short, so a hang costs little. The other cases keep a generous one,
- * so that a busy machine (ten runs at once, other test files alongside) never trips it.
+ * The model's timeouts (`OpenAiChatModel`'s `timeoutMs`, first-token and idle at once; the runtime
+ * has none of its own) in the cases where the model hangs: short, so a hang costs little. The other
+ * cases keep a generous one, so that a busy machine (ten runs at once, other test files alongside)
+ * never trips it.
  */
 const MODEL_IDLE_MS = 1000;
 const CALM_IDLE_MS = 15_000;
@@ -165,14 +166,14 @@ describe('a faulty model over real HTTP', () => {
           status: 'failed',
           code: 'model_stream_broken',
           blocks: ['answer:interrupted', 'error:done'],
-          error: new RegExp(`sent nothing for ${MODEL_IDLE_MS} ms`),
+          error: new RegExp(`was silent for ${MODEL_IDLE_MS} ms \\(idle timeout\\)`),
         });
       },
       { idleMs: MODEL_IDLE_MS },
     );
   });
 
-  it('a model that never says anything: the idle timeout and one retry, then failed', async () => {
+  it('a model that never says anything: the first-token timeout and one retry, then failed', async () => {
     const requests = await withFakeModel(
       () => sse([], { ending: 'hang' }),
       async (server) => {
@@ -181,7 +182,9 @@ describe('a faulty model over real HTTP', () => {
           status: 'failed',
           code: 'model_unavailable',
           blocks: ['error:done'],
-          error: new RegExp(`sent nothing for ${MODEL_IDLE_MS} ms \\(gave up after 2 attempts\\)`),
+          error: new RegExp(
+            `sent no event within ${MODEL_IDLE_MS} ms of the request \\(first-token timeout\\) \\(gave up after 2 attempts\\)`,
+          ),
         });
       },
       { maxRetries: 1, idleMs: MODEL_IDLE_MS },

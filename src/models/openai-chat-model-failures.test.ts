@@ -225,13 +225,13 @@ describe('OpenAiChatModel retries and errors', () => {
     expect(failure.message).toContain('gave up after 2 attempts');
   });
 
-  it('fails an attempt that stays silent for timeoutMs', async () => {
+  it('fails an attempt that falls silent for timeoutMs (both timeouts at once)', async () => {
     const running = await start(sse([ROLE_FRAME], { ending: 'hang' }));
     const { error } = await collectFailure(
       modelFor(running, { timeoutMs: 100, maxRetries: 0 }).stream(HELLO),
     );
     expect(modelError(error).code).toBe('model_unavailable');
-    expect(modelError(error).message).toContain('sent nothing for 100 ms');
+    expect(modelError(error).message).toContain('was silent for 100 ms (idle timeout)');
   });
 
   it('explains a 200 with JSON instead of an event stream', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ChatRequest } from './chat-model.ts';
-import { OpenAiChatModel } from './openai-chat-model.ts';
+import type { ChatMessage, ChatRequest } from './chat-model.ts';
+import { OpenAiChatModel, type OpenAiChatModelOptions } from './openai-chat-model.ts';
 import {
   chunkFrame,
   DONE_FRAME,
@@ -303,7 +303,7 @@ describe('OpenAiChatModel request', () => {
     });
   });
 
-  it('omits tools when there are none, adds extraBody, and sends reasoning back only when asked', async () => {
+  it('omits tools when there are none, adds extraBody, and sends reasoning back only where the rule says', async () => {
     const running = await start(
       sse([chunkFrame({}, 'stop'), DONE_FRAME]),
       sse([chunkFrame({}, 'stop'), DONE_FRAME]),
@@ -317,7 +317,7 @@ describe('OpenAiChatModel request', () => {
       tools: [],
     };
     await collect(modelFor(running, { extraBody: { enable_thinking: true, stream: false } }).stream(request));
-    await collect(modelFor(running, { apiKey: '', sendReasoningAs: 'reasoning_content' }).stream(request));
+    await collect(modelFor(running, { apiKey: '', reasoningHistory: 'always' }).stream(request));
 
     const plain = JSON.parse(running.requests[0]?.body ?? '');
     expect(plain).not.toHaveProperty('tools');
@@ -334,6 +334,120 @@ describe('OpenAiChatModel request', () => {
     });
     expect(running.requests[1]?.headers.authorization).toBeUndefined();
   });
+
+  it('DeepSeek in thinking mode: the tool-call turn goes back with its reasoning_content, settings as DeepSeek names them', async () => {
+    const running = await start(
+      sse([
+        chunkFrame({ role: 'assistant', content: null, reasoning_content: '先查订单。' }),
+        chunkFrame({
+          tool_calls: [
+            { index: 0, id: 'call_0', type: 'function', function: { name: 'query_order', arguments: '{}' } },
+          ],
+        }),
+        chunkFrame({}, 'tool_calls'),
+        DONE_FRAME,
+      ]),
+      sse([
+        chunkFrame({ reasoning_content: '查到了。' }),
+        chunkFrame({ content: '已发货。' }, 'stop'),
+        DONE_FRAME,
+      ]),
+    );
+    const model = modelFor(running, {
+      provider: 'deepseek',
+      thinking: 'on',
+      reasoningEffort: 'medium',
+      maxOutputTokens: 4096,
+    });
+    expect(model.provider).toBe('deepseek');
+    const messages: ChatMessage[] = [{ role: 'user', content: '我的订单到哪了？' }];
+    const first = await collect(model.stream({ messages, temperature: 0.3 }));
+    // What the runtime keeps of the turn: its reasoning and calls.
+    const call = first.find((part) => part.type === 'tool-call-end');
+    expect(call).toBeDefined();
+    messages.push(
+      {
+        role: 'assistant',
+        content: '',
+        reasoning: '先查订单。',
+        toolCalls:
+          call?.type === 'tool-call-end' ? [{ id: call.id, name: call.name, arguments: call.arguments }] : [],
+      },
+      { role: 'tool', toolCallId: 'call_0', content: '{"status":"shipped"}' },
+    );
+    await collect(model.stream({ messages }));
+
+    const firstBody = JSON.parse(running.requests[0]?.body ?? '');
+    expect(firstBody).toMatchObject({
+      thinking: { type: 'enabled' },
+      reasoning_effort: 'high',
+      max_tokens: 4096,
+      // DeepSeek ignores temperature in thinking mode without refusing it, so it is sent as asked.
+      temperature: 0.3,
+    });
+    const secondBody = JSON.parse(running.requests[1]?.body ?? '');
+    expect(secondBody.messages[1]).toEqual({
+      role: 'assistant',
+      content: null,
+      reasoning_content: '先查订单。',
+      tool_calls: [{ id: 'call_0', type: 'function', function: { name: 'query_order', arguments: '{}' } }],
+    });
+  });
+
+  it('Ollama: two calls of one turn, both at index 0 with their own ids, stay two calls', async () => {
+    const running = await start(
+      sse([
+        chunkFrame({
+          role: 'assistant',
+          content: '',
+          tool_calls: [
+            {
+              id: 'call_k1',
+              index: 0,
+              type: 'function',
+              function: { name: 'query_order', arguments: '{"orderId":"88235"}' },
+            },
+          ],
+        }),
+        chunkFrame({
+          tool_calls: [
+            {
+              id: 'call_k2',
+              index: 0,
+              type: 'function',
+              function: { name: 'search_knowledge', arguments: '{"query":"退货政策"}' },
+            },
+          ],
+        }),
+        chunkFrame({}, 'stop'),
+        usageFrame(80, 24),
+        DONE_FRAME,
+      ]),
+    );
+    const parts = await collect(modelFor(running, { provider: 'ollama' }).stream(HELLO));
+    expect(turnProblems(parts)).toEqual([]);
+    expect(parts.filter((part) => part.type === 'tool-call-end')).toEqual([
+      {
+        type: 'tool-call-end',
+        index: 0,
+        id: 'call_k1',
+        name: 'query_order',
+        arguments: '{"orderId":"88235"}',
+      },
+      {
+        type: 'tool-call-end',
+        index: 1,
+        id: 'call_k2',
+        name: 'search_knowledge',
+        arguments: '{"query":"退货政策"}',
+      },
+    ]);
+    expect(parts.at(-1)).toEqual({
+      type: 'finish',
+      reason: 'tool_calls',
+      usage: { inputTokens: 80, outputTokens: 24 },
+    });
+  });
 });
 
 describe('OpenAiChatModel options', () => {
@@ -343,5 +457,41 @@ describe('OpenAiChatModel options', () => {
     expect(() => new OpenAiChatModel({ baseUrl: 'http://localhost/v1', model: 'm', maxRetries: -1 })).toThrow(
       /maxRetries/,
     );
+    expect(
+      () => new OpenAiChatModel({ baseUrl: 'http://localhost/v1', model: 'm', maxOutputTokens: 0 }),
+    ).toThrow(/maxOutputTokens/);
+  });
+
+  it('follows the provider of the base URL unless told otherwise', () => {
+    const provider = (baseUrl: string, options: Partial<OpenAiChatModelOptions> = {}) =>
+      new OpenAiChatModel({ baseUrl, model: 'm', ...options }).provider;
+    expect(provider('https://api.deepseek.com')).toBe('deepseek');
+    expect(provider('https://dashscope-intl.aliyuncs.com/compatible-mode/v1')).toBe('dashscope');
+    expect(provider('http://localhost:11434/v1')).toBe('ollama');
+    expect(provider('http://localhost:8000/v1')).toBe('openai-compatible');
+    expect(provider('http://localhost:8000/v1', { provider: 'vllm' })).toBe('vllm');
+  });
+
+  it('refuses thinking or effort settings the provider has no switch for', () => {
+    expect(
+      () => new OpenAiChatModel({ baseUrl: 'http://localhost:8000/v1', model: 'm', thinking: 'off' }),
+    ).toThrow(/openai-compatible\) documents no switch for thinking/);
+    expect(
+      () =>
+        new OpenAiChatModel({
+          baseUrl: 'https://api.moonshot.ai/v1',
+          model: 'kimi-k2.6',
+          reasoningEffort: 'high',
+        }),
+    ).toThrow(/moonshot\) documents no reasoning effort/);
+    expect(
+      () =>
+        new OpenAiChatModel({
+          baseUrl: 'https://api.deepseek.com',
+          model: 'deepseek-v4-flash',
+          thinking: 'off',
+          reasoningEffort: 'high',
+        }),
+    ).toThrow(/needs thinking, which is switched off/);
   });
 });

@@ -103,18 +103,121 @@ describe('OpenAiChunkParser tool calls', () => {
     ]);
   });
 
-  it('rejects a call that never got a name, and arguments for a call that already ended', () => {
+  it('rejects, at the end, a call whose function was never named', () => {
     const unnamed = new OpenAiChunkParser();
-    unnamed.push(toolChunk({ index: 0, id: 'c', function: { arguments: '{}' } }));
-    expect(thrown(() => unnamed.push(chunk({}, 'tool_calls'))).message).toContain('never named the function');
-
-    const late = new OpenAiChunkParser();
-    late.push(toolChunk({ index: 0, id: 'c', function: { name: 'n', arguments: '{}' } }));
-    late.push(chunk({}, 'tool_calls'));
-    expect(late.push(toolChunk({ index: 0, function: { arguments: '' } }))).toEqual([]);
-    expect(thrown(() => late.push(toolChunk({ index: 0, function: { arguments: 'x' } }))).message).toContain(
-      'after it ended',
+    unnamed.push(toolChunk({ index: 0, id: 'call_c', function: { arguments: '{}' } }));
+    unnamed.push(chunk({}, 'tool_calls'));
+    expect(thrown(() => unnamed.done()).message).toContain(
+      'never named the function of tool call 0 (call_c)',
     );
+  });
+});
+
+describe('OpenAiChunkParser tool-call shapes', () => {
+  const ends = (parts: readonly ChatStreamPart[]) => parts.filter((part) => part.type === 'tool-call-end');
+
+  it('starts a new call for a new id at an index in use (Ollama sends every call at index 0)', () => {
+    const parts = run(new OpenAiChunkParser(), [
+      toolChunk({
+        index: 0,
+        id: 'call_a',
+        function: { name: 'query_order', arguments: '{"orderId":"88235"}' },
+      }),
+      toolChunk({
+        index: 0,
+        id: 'call_b',
+        function: { name: 'search_knowledge', arguments: '{"query":"退货政策"}' },
+      }),
+      chunk({}, 'tool_calls'),
+    ]);
+    expect(turnProblems(parts)).toEqual([]);
+    expect(ends(parts)).toEqual([
+      {
+        type: 'tool-call-end',
+        index: 0,
+        id: 'call_a',
+        name: 'query_order',
+        arguments: '{"orderId":"88235"}',
+      },
+      {
+        type: 'tool-call-end',
+        index: 1,
+        id: 'call_b',
+        name: 'search_knowledge',
+        arguments: '{"query":"退货政策"}',
+      },
+    ]);
+  });
+
+  it('follows later id-less fragments at a reused index to the newest call there', () => {
+    const parts = run(new OpenAiChunkParser(), [
+      toolChunk({ index: 0, id: 'call_a', function: { name: 'a', arguments: '{"x"' } }),
+      toolChunk({ index: 0, function: { arguments: ':1}' } }),
+      toolChunk({ index: 0, id: 'call_b', function: { name: 'b', arguments: '' } }),
+      toolChunk({ index: 0, function: { arguments: '{"y":2}' } }),
+      chunk({}, 'stop'),
+    ]);
+    expect(turnProblems(parts)).toEqual([]);
+    expect(ends(parts).map((part) => part.type === 'tool-call-end' && [part.id, part.arguments])).toEqual([
+      ['call_a', '{"x":1}'],
+      ['call_b', '{"y":2}'],
+    ]);
+    expect(parts.at(-1)).toEqual({ type: 'finish', reason: 'tool_calls' });
+  });
+
+  it('takes a whole call in the finish chunk, and argument text that follows the finish reason', () => {
+    const parts = run(new OpenAiChunkParser(), [
+      chunk(
+        { tool_calls: [{ index: 0, id: 'call_1', function: { name: 'lookup', arguments: '{"sku":' } }] },
+        'tool_calls',
+      ),
+      toolChunk({ index: 0, function: { arguments: '"W-1"}' } }),
+      { choices: [], usage: { prompt_tokens: 9, completion_tokens: 4 } },
+    ]);
+    expect(turnProblems(parts)).toEqual([]);
+    expect(parts.slice(-2)).toEqual([
+      { type: 'tool-call-end', index: 0, id: 'call_1', name: 'lookup', arguments: '{"sku":"W-1"}' },
+      { type: 'finish', reason: 'tool_calls', usage: { inputTokens: 9, outputTokens: 4 } },
+    ]);
+  });
+
+  it('ignores empty and null argument pieces and a null function', () => {
+    const parts = run(new OpenAiChunkParser(), [
+      toolChunk({ index: 0, id: 'call_1', function: { name: 'lookup', arguments: null } }),
+      toolChunk({ index: 0, function: { arguments: '' } }),
+      toolChunk({ index: 0, function: null }),
+      toolChunk({ index: 0, function: { arguments: '{}' } }),
+      chunk({}, 'tool_calls'),
+    ]);
+    expect(parts).toEqual([
+      { type: 'tool-call-start', index: 0, id: 'call_1', name: 'lookup' },
+      { type: 'tool-call-delta', index: 0, id: 'call_1', argumentsDelta: '{}' },
+      { type: 'tool-call-end', index: 0, id: 'call_1', name: 'lookup', arguments: '{}' },
+      { type: 'finish', reason: 'tool_calls' },
+    ]);
+  });
+
+  it('keeps the id that arrives after the name on the same call instead of starting another', () => {
+    const parser = new OpenAiChunkParser({ createToolCallId: () => 'call_made' });
+    const parts = run(parser, [
+      toolChunk({ index: 0, function: { name: 'lookup', arguments: '{' } }),
+      toolChunk({ index: 0, id: 'call_late', function: { arguments: '}' } }),
+      chunk({}, 'tool_calls'),
+    ]);
+    expect(turnProblems(parts)).toEqual([]);
+    expect(ends(parts)).toEqual([
+      { type: 'tool-call-end', index: 0, id: 'call_made', name: 'lookup', arguments: '{}' },
+    ]);
+  });
+
+  it('passes arguments that are not JSON through as written', () => {
+    const parts = run(new OpenAiChunkParser(), [
+      toolChunk({ index: 0, id: 'call_1', function: { name: 'lookup', arguments: '{"sku": W-1' } }),
+      chunk({}, 'tool_calls'),
+    ]);
+    expect(ends(parts)).toEqual([
+      { type: 'tool-call-end', index: 0, id: 'call_1', name: 'lookup', arguments: '{"sku": W-1' },
+    ]);
   });
 });
 
@@ -140,6 +243,62 @@ describe('OpenAiChunkParser chunks', () => {
     expect(parts).toEqual([
       { type: 'text-delta', text: 'Hi' },
       { type: 'finish', reason: 'stop', usage: { inputTokens: 5, outputTokens: 2 } },
+    ]);
+  });
+
+  it('reads usage details only where a provider reports them', () => {
+    const finish = (usage: Record<string, unknown>) =>
+      run(new OpenAiChunkParser(), [chunk({ content: 'Hi' }, 'stop'), { choices: [], usage }]).at(-1);
+    // OpenAI, DashScope, OpenRouter.
+    expect(
+      finish({
+        prompt_tokens: 1200,
+        completion_tokens: 300,
+        prompt_tokens_details: { cached_tokens: 1024 },
+        completion_tokens_details: { reasoning_tokens: 256 },
+      }),
+    ).toEqual({
+      type: 'finish',
+      reason: 'stop',
+      usage: { inputTokens: 1200, outputTokens: 300, reasoningTokens: 256, cachedInputTokens: 1024 },
+    });
+    // DeepSeek and SiliconFlow: the cache hit has its own field.
+    expect(
+      finish({
+        prompt_tokens: 100,
+        completion_tokens: 20,
+        prompt_cache_hit_tokens: 64,
+        prompt_cache_miss_tokens: 36,
+      }),
+    ).toMatchObject({ usage: { inputTokens: 100, outputTokens: 20, cachedInputTokens: 64 } });
+    // A server that reports totals only: no details, not zeros.
+    expect(finish({ prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 })).toEqual({
+      type: 'finish',
+      reason: 'stop',
+      usage: { inputTokens: 5, outputTokens: 2 },
+    });
+    // Half a usage is no usage.
+    expect(finish({ prompt_tokens: 5 })).toEqual({ type: 'finish', reason: 'stop' });
+  });
+
+  it("reads Moonshot's usage inside the finishing choice, with its top-level cached_tokens", () => {
+    const parts = run(new OpenAiChunkParser(), [
+      chunk({ reasoning_content: '先想一下。' }),
+      {
+        choices: [
+          {
+            index: 0,
+            delta: { content: '好的' },
+            finish_reason: 'stop',
+            usage: { prompt_tokens: 19, completion_tokens: 13, total_tokens: 32, cached_tokens: 16 },
+          },
+        ],
+      },
+    ]);
+    expect(parts).toEqual([
+      { type: 'reasoning-delta', text: '先想一下。' },
+      { type: 'text-delta', text: '好的' },
+      { type: 'finish', reason: 'stop', usage: { inputTokens: 19, outputTokens: 13, cachedInputTokens: 16 } },
     ]);
   });
 

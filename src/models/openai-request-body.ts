@@ -1,7 +1,12 @@
 import type { ChatMessage, ChatRequest, ToolDefinition } from './chat-model.ts';
-
-/** Where an assistant's earlier reasoning goes when it is sent back; see `sendReasoningAs`. */
-export type ReasoningField = 'reasoning_content' | 'reasoning';
+import {
+  type ProviderProfile,
+  type ReasoningEffort,
+  type ReasoningHistoryRule,
+  reasoningControlFields,
+  type ThinkingSetting,
+} from './provider-profile.ts';
+import { PROVIDER_PROFILES } from './provider-profiles.ts';
 
 export type OpenAiMessage =
   | { role: 'system' | 'user'; content: string }
@@ -10,7 +15,6 @@ export type OpenAiMessage =
       content: string | null;
       tool_calls?: OpenAiToolCall[];
       reasoning_content?: string;
-      reasoning?: string;
     }
   | { role: 'tool'; tool_call_id: string; content: string };
 
@@ -27,44 +31,63 @@ export interface OpenAiTool {
 
 export interface RequestBodyOptions {
   model: string;
-  /** Absent by default: earlier reasoning is not sent back (see `toOpenAiMessage`). */
-  sendReasoningAs?: ReasoningField | undefined;
-  /** Provider-specific fields (`enable_thinking`, `reasoning`, `max_completion_tokens` …). */
+  /** The provider's quirks; plain OpenAI-compatible behaviour when absent. */
+  profile?: ProviderProfile | undefined;
+  thinking?: ThinkingSetting | undefined;
+  reasoningEffort?: ReasoningEffort | undefined;
+  /** The output limit when the request sets none. */
+  maxOutputTokens?: number | undefined;
+  /** Overrides the profile's rule for sending reasoning back (a gateway in front of DeepSeek …). */
+  reasoningHistory?: ReasoningHistoryRule | undefined;
+  /** Provider-specific fields this adapter does not model (`thinking_budget`, `top_k` …). */
   extraBody?: Readonly<Record<string, unknown>> | undefined;
 }
 
 /**
- * The `POST /chat/completions` body for one streamed turn.
+ * The `POST /chat/completions` body for one streamed turn, shaped by the provider's profile.
  *
  * `extraBody` is spread first, so it can add provider fields but cannot switch off streaming or
- * replace the messages this adapter depends on. `maxOutputTokens` goes out as `max_tokens`, the name
- * every compatible server knows; OpenAI's reasoning models want `max_completion_tokens`, which
- * `extraBody` can carry.
+ * replace the messages this adapter depends on; the thinking and effort fields come last because
+ * they are explicit settings.
  */
 export function buildRequestBody(request: ChatRequest, options: RequestBodyOptions): Record<string, unknown> {
+  const profile = options.profile ?? PROVIDER_PROFILES['openai-compatible'];
   const tools = request.tools ?? [];
+  const maxOutputTokens = request.maxOutputTokens ?? options.maxOutputTokens;
+  const reasoningAskedFor =
+    options.reasoningEffort !== undefined || (options.thinking === 'on' && profile.thinking !== undefined);
+  const temperature =
+    profile.omitTemperatureWhenReasoning && reasoningAskedFor ? undefined : request.temperature;
   return {
     ...options.extraBody,
     model: options.model,
-    messages: request.messages.map((message) => toOpenAiMessage(message, options.sendReasoningAs)),
+    messages: toOpenAiMessages(request.messages, options.reasoningHistory ?? profile.reasoningHistory),
     ...(tools.length === 0 ? {} : { tools: tools.map(toOpenAiTool) }),
-    ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
-    ...(request.maxOutputTokens === undefined ? {} : { max_tokens: request.maxOutputTokens }),
+    ...(tools.length > 0 && profile.parallelToolCalls ? { parallel_tool_calls: true } : {}),
+    ...(temperature === undefined ? {} : { temperature }),
+    ...(maxOutputTokens === undefined ? {} : { [profile.maxTokensField]: maxOutputTokens }),
     stream: true,
-    // Without it the stream carries no token counts at all.
-    stream_options: { include_usage: true },
+    // Without it most servers stream no token counts at all.
+    ...(profile.includeUsage ? { stream_options: { include_usage: true } } : {}),
+    ...reasoningControlFields(profile, options.thinking, options.reasoningEffort),
   };
 }
 
 /**
- * One message in OpenAI's shape.
- *
- * An assistant's `reasoning` is not sent back unless `sendReasoningAs` asks for it: DeepSeek's
- * reasoner answers 400 when `reasoning_content` appears in input messages, the other providers ignore
- * it or bill it as input tokens, and the model does not need its old thoughts to continue. The few
- * setups that want it back (some thinking-mode tool loops) opt in with `sendReasoningAs`.
+ * The messages in OpenAI's shape, each assistant message with its reasoning where the rule asks for
+ * it. Reasoning goes back only where the provider needs it: elsewhere it is refused (OpenAI),
+ * ignored, or billed as input for nothing.
  */
-export function toOpenAiMessage(message: ChatMessage, sendReasoningAs?: ReasoningField): OpenAiMessage {
+export function toOpenAiMessages(
+  messages: readonly ChatMessage[],
+  reasoningHistory: ReasoningHistoryRule = 'never',
+): OpenAiMessage[] {
+  const withReasoning = assistantsWithReasoning(messages, reasoningHistory);
+  return messages.map((message, position) => toOpenAiMessage(message, withReasoning.has(position)));
+}
+
+/** One message in OpenAI's shape; an assistant's reasoning only when `withReasoning`. */
+export function toOpenAiMessage(message: ChatMessage, withReasoning = false): OpenAiMessage {
   switch (message.role) {
     case 'system':
     case 'user':
@@ -86,9 +109,12 @@ export function toOpenAiMessage(message: ChatMessage, sendReasoningAs?: Reasonin
                 function: { name: call.name, arguments: call.arguments },
               })),
             }),
-        ...(sendReasoningAs === undefined || !message.reasoning
-          ? {}
-          : { [sendReasoningAs]: message.reasoning }),
+        // A tool-call turn whose model streamed no reasoning still carries the field, empty: the
+        // providers that want reasoning back check that it is there (an empty one is accepted;
+        // https://github.com/anomalyco/opencode/pull/24150), and there is nothing else to send.
+        ...(withReasoning && (message.reasoning || toolCalls.length > 0)
+          ? { reasoning_content: message.reasoning ?? '' }
+          : {}),
       };
     }
   }
@@ -99,4 +125,30 @@ export function toOpenAiTool(tool: ToolDefinition): OpenAiTool {
     type: 'function',
     function: { name: tool.name, description: tool.description, parameters: tool.parameters },
   };
+}
+
+/** The positions of the assistant messages whose reasoning goes back under `rule`. */
+function assistantsWithReasoning(messages: readonly ChatMessage[], rule: ReasoningHistoryRule): Set<number> {
+  const positions = new Set<number>();
+  if (rule === 'never') return positions;
+  // A user turn: the messages after one user message up to the next. DeepSeek's rule looks at the
+  // whole turn, so a turn's final answer keeps its reasoning too once the turn made a tool call.
+  let turn: number[] = [];
+  let turnCalledTools = false;
+  const closeTurn = () => {
+    if (rule === 'always' || turnCalledTools) for (const position of turn) positions.add(position);
+    turn = [];
+    turnCalledTools = false;
+  };
+  messages.forEach((message, position) => {
+    if (message.role === 'user') {
+      closeTurn();
+      return;
+    }
+    if (message.role !== 'assistant') return;
+    if (message.reasoning || (message.toolCalls?.length ?? 0) > 0) turn.push(position);
+    if ((message.toolCalls?.length ?? 0) > 0) turnCalledTools = true;
+  });
+  closeTurn();
+  return positions;
 }

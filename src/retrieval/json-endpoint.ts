@@ -2,6 +2,7 @@ import {
   backoffDelay,
   describeCause,
   describeEndpoint,
+  redactSecrets,
   retryAfterFromHeaders,
   serverMessage,
   sleep,
@@ -180,7 +181,7 @@ export class JsonEndpoint {
 
   /** Servers sometimes quote the key they refused; it must not reach logs through our messages. */
   #redact(message: string): string {
-    return this.#apiKey === undefined ? message : message.replaceAll(this.#apiKey, '[redacted]');
+    return this.#apiKey === undefined ? message : redactSecrets(message, [this.#apiKey]);
   }
 }
 

@@ -4,6 +4,7 @@
  */
 export * from './backoff-delay.ts';
 export * from './http-url.ts';
+export * from './redact-secrets.ts';
 export * from './redact-url.ts';
 export * from './retry-after.ts';
 export * from './server-error-message.ts';
