@@ -11,7 +11,7 @@ import { deepStrictEqual, strictEqual } from 'node:assert/strict';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { ChatStreamPart } from '../src/models/chat-model.ts';
-import { OpenAiChunkParser } from '../src/models/openai-chunk-parser.ts';
+import { OpenAiTurnReader } from '../src/models/openai-turn-reader.ts';
 import {
   createMessageState,
   createRunEventDecoderStream,
@@ -31,6 +31,8 @@ import { createRealisticRun } from './realistic-run.ts';
 const EVENT_COUNT = 20_000;
 /** Chunks of the provider's streamed answer the adapter parses: a long thinking-mode turn with a tool call. */
 const PROVIDER_CHUNK_COUNT = 2_000;
+/** Only named in the reader's error messages; nothing is requested. */
+const PROVIDER_ENDPOINT = 'https://api.deepseek.com/chat/completions';
 /**
  * Untimed rounds first, so the JIT has compiled the hot paths before anything is timed. `verify()`
  * has already run every pipeline once, so one more round is enough.
@@ -181,28 +183,32 @@ function decoderPipeline(
 }
 
 /**
- * The OpenAI-compatible adapter's read loop (`OpenAiChatModel`'s, without the HTTP and timers around
- * it): SSE messages from the body, `[DONE]` ends the turn, every other `data:` is JSON for the chunk
- * parser. Returns the number of chunks parsed; `parts`, when given, receives every part.
+ * The OpenAI-compatible adapter's read path without the HTTP and timers around it: SSE messages
+ * from the body into the adapter's own `OpenAiTurnReader` (what `streamModelRequest` runs per
+ * message), or, for the framing-only case, the same messages through `JSON.parse` alone. Returns
+ * the number of chunks parsed; `parts`, when given, receives every part.
  */
 async function parseProviderStream(withChunkParser: boolean, parts?: ChatStreamPart[]): Promise<number> {
   const reader = readableFrom(providerChunks).pipeThrough(new SseDecoderStream()).getReader();
-  const parser = new OpenAiChunkParser();
+  const turn = new OpenAiTurnReader(PROVIDER_ENDPOINT);
   let chunkCount = 0;
   for (;;) {
     const { done, value } = await reader.read();
     if (done) throw new Error('the provider stream ended without [DONE]');
-    const data = value.data;
-    if (data.trim() === '[DONE]') {
-      if (withChunkParser) parts?.push(...parser.done());
+    const data = value.data.trim();
+    if (data === '[DONE]') {
+      if (withChunkParser) {
+        turn.read(value);
+        const closing = turn.end();
+        parts?.push(...closing);
+      }
       return chunkCount;
     }
-    if (data.trim() === '') continue;
-    const json: unknown = JSON.parse(data);
+    if (data === '') continue;
     if (withChunkParser) {
-      const chunkParts = parser.push(json);
+      const chunkParts = turn.read(value);
       parts?.push(...chunkParts);
-    }
+    } else JSON.parse(data);
     chunkCount += 1;
   }
 }
@@ -449,7 +455,7 @@ function providerParseGroup(): BenchGroup {
         run: () => parseProviderStream(false),
       },
       {
-        name: 'SseDecoderStream + JSON.parse + OpenAiChunkParser.push/done (the adapter)',
+        name: 'SseDecoderStream + OpenAiTurnReader, 1,400 B chunks (the adapter)',
         wireBytes,
         expected,
         run: () => parseProviderStream(true),
