@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage, ChatRequest } from './chat-model.ts';
 import { buildRequestBody, type RequestBodyOptions } from './openai-request-body.ts';
-import type { ProviderId } from './provider-profile.ts';
+import { PROVIDER_IDS, type ProviderId } from './provider-profile.ts';
 import { PROVIDER_PROFILES } from './provider-profiles.ts';
 
 /** Two user turns with tools in the first, a plain answer in the second, then a third question. */
@@ -156,6 +156,16 @@ describe('buildRequestBody: thinking, effort and limits per provider', () => {
     expect(
       ['minimal', 'low', 'medium', 'high', 'xhigh', 'max'].map((level) => effort(level as never)),
     ).toEqual(['low', 'low', 'high', 'high', 'high', 'max']);
+  });
+
+  it('parallel_tool_calls only to the servers whose default is one call per turn', () => {
+    const sendsParallel = (provider: ProviderId) =>
+      'parallel_tool_calls' in
+      buildRequestBody(
+        { messages: TRANSCRIPT, tools: TOOLS },
+        { model: 'm', profile: PROVIDER_PROFILES[provider] },
+      );
+    expect(PROVIDER_IDS.filter(sendsParallel)).toEqual(['dashscope', 'llamacpp']);
   });
 
   it('DashScope: enable_thinking, and parallel_tool_calls whenever tools are offered', () => {

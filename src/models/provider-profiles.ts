@@ -183,7 +183,9 @@ const llamaCpp: ProviderProfile = {
   reasoningHistory: 'never',
   includeUsage: true,
   maxTokensField: 'max_tokens',
-  parallelToolCalls: false,
+  // `parallel_tool_calls` defaults to false there (tools/server README; `common/chat.cpp`): without
+  // it the template's grammar allows one call per turn.
+  parallelToolCalls: true,
   omitTemperatureWhenReasoning: false,
 };
 
