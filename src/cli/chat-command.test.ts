@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ScriptedChatModel, textTurn, toolCallTurn } from '../models/index.ts';
 import type { StartedServer } from '../server/index.ts';
 import { startTestServer, type TestServer } from '../server/test-support/start-test-server.ts';
 
@@ -15,15 +16,15 @@ beforeAll(async () => {
 
 afterAll(() => testServer.close());
 
-function chat(message: string, answer: string): Promise<{ code: number | null; stdout: string }> {
+function chat(
+  message: string,
+  answer: string,
+  url = server.url,
+): Promise<{ code: number | null; stdout: string }> {
   return new Promise((resolve) => {
-    const child = spawn(
-      process.execPath,
-      [BIN, 'chat', message, '--url', server.url, '--token', 'demo-token'],
-      {
-        stdio: ['pipe', 'pipe', 'inherit'],
-      },
-    );
+    const child = spawn(process.execPath, [BIN, 'chat', message, '--url', url, '--token', 'demo-token'], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
     let stdout = '';
     child.stdout.on('data', (chunk: Buffer) => {
       stdout += chunk.toString('utf8');
@@ -50,5 +51,36 @@ describe('runstream chat', () => {
     expect(stdout).toContain('取消订单 · 待确认');
     expect(stdout).toMatch(/· 运行中 · 完成（\d+ 毫秒）/);
     expect(stdout).toContain('已为你取消订单 88235');
+  });
+});
+
+describe('runstream chat with a model that reports token usage', () => {
+  it('prints the run’s usage once it ends, summed across the confirmation; nothing when unknown', async () => {
+    const scripted = await startTestServer({
+      model: new ScriptedChatModel([
+        toolCallTurn([{ name: 'load_skill', arguments: { name: 'order-change' } }], {
+          usage: { inputTokens: 8_000, outputTokens: 20, cachedInputTokens: 6_144 },
+        }),
+        toolCallTurn([{ name: 'cancel_order', arguments: { orderId: '88235' } }], {
+          usage: { inputTokens: 9_000, outputTokens: 40, reasoningTokens: 16 },
+        }),
+        textTurn('已为你取消订单 88235。', { usage: { inputTokens: 9_500, outputTokens: 12 } }),
+        textTurn('不客气。'),
+      ]),
+    });
+    try {
+      const { code, stdout } = await chat('取消 88235', 'y', scripted.server.url);
+      expect(code).toBe(0);
+      expect(stdout).toContain('已为你取消订单 88235');
+      expect(stdout).toMatch(
+        /\nToken 用量：输入 26,500（缓存命中 6,144） · 输出 72（推理 16）\n\[completed\] conversation conv_/,
+      );
+      const unknown = await chat('谢谢', '', scripted.server.url);
+      expect(unknown.code).toBe(0);
+      expect(unknown.stdout).toContain('不客气。');
+      expect(unknown.stdout).not.toContain('Token 用量');
+    } finally {
+      await scripted.close();
+    }
   });
 });

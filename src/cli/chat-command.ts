@@ -1,7 +1,13 @@
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import { createRunstreamClient, type RunStream } from '../client/index.ts';
-import { fromMessage, type LoggedRunEvent, type MessageState, toMessage } from '../protocol/index.ts';
+import {
+  fromMessage,
+  type LoggedRunEvent,
+  type MessageState,
+  type TokenUsage,
+  toMessage,
+} from '../protocol/index.ts';
 import { UsageError } from './usage-error.ts';
 
 export const CHAT_USAGE = `Usage:
@@ -69,6 +75,8 @@ export async function chatCommand(
         runId = id;
       });
       if (state.status !== 'paused' || state.pause?.reason !== 'confirmation') {
+        // Nothing when the provider reported no usage: an unknown cost is not a zero.
+        if (state.usage !== null) write(`\n${usageLine(state.usage)}`);
         write(
           `\n[${state.status}${state.finishReason ? ` · ${state.finishReason}` : ''}] conversation ${conversationId}\n`,
         );
@@ -133,6 +141,17 @@ function describe(event: LoggedRunEvent, state: MessageState): string {
     default:
       return '';
   }
+}
+
+const count = new Intl.NumberFormat('zh-CN');
+
+/** The run's token usage, with the details the provider reported (the web timeline's wording). */
+export function usageLine(usage: TokenUsage): string {
+  const cached =
+    usage.cachedInputTokens === undefined ? '' : `（缓存命中 ${count.format(usage.cachedInputTokens)}）`;
+  const reasoning =
+    usage.reasoningTokens === undefined ? '' : `（推理 ${count.format(usage.reasoningTokens)}）`;
+  return `Token 用量：输入 ${count.format(usage.inputTokens)}${cached} · 输出 ${count.format(usage.outputTokens)}${reasoning}`;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MessageSchema } from '../protocol/index.ts';
+import { MessageSchema, TokenUsageSchema } from '../protocol/index.ts';
 
 /**
  * The conversation resources of docs/api.md as the client returns them. Parsed with zod so a server
@@ -57,5 +57,7 @@ export const RunViewSchema = z.object({
   status: z.string(),
   cancelReason: z.string().optional(),
   lastSeq: z.number(),
+  /** What the run's model calls cost so far; absent when the provider reported nothing. */
+  usage: TokenUsageSchema.optional(),
 });
 export type RunView = z.infer<typeof RunViewSchema>;

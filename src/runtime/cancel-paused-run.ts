@@ -1,6 +1,7 @@
 import type { RunRecord, RunStore } from '../store/index.ts';
 import { type AgentContext, closeOpenBlocks } from './agent-loop.ts';
 import { cancelPendingCalls } from './cancel-pending-calls.ts';
+import { finishedUsage } from './finished-usage.ts';
 import type { KeyedSerialQueue } from './keyed-serial-queue.ts';
 import type { OwnedRunLogs } from './owned-run-logs.ts';
 import { type RunCheckpoint, type StoredRunOptions, storedOptions } from './run-options.ts';
@@ -40,7 +41,7 @@ export async function cancelPausedRun(
   if (cancelled === undefined) return;
   deps.logs.own(log, run.conversationId, run.messageId);
   closeOpenBlocks(log, 'cancelled');
-  log.append({ type: 'run.finished', status: 'cancelled', reason });
+  log.append({ type: 'run.finished', status: 'cancelled', reason, ...finishedUsage(log) });
   if (checkpoint !== undefined) {
     const context = deps.contextOf(run, storedOptions(checkpoint));
     await cancelPendingCalls(store, deps.audit, run, context, checkpoint, reason, deps.onError);

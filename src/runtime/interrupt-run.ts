@@ -1,4 +1,5 @@
 import { closeOpenBlocks } from './agent-loop.ts';
+import { finishedUsage } from './finished-usage.ts';
 import type { RunLog } from './run-log.ts';
 
 export const INTERRUPTED_MESSAGE = '本轮异常中断，请核对刚才提交的操作是否已经生效。';
@@ -25,5 +26,5 @@ export function appendInterruption(
   log.append({ type: 'block.started', blockId, kind: 'error' });
   log.append({ type: 'block.delta', blockId, text: INTERRUPTED_MESSAGE });
   log.append({ type: 'block.ended', blockId, endedAt: Date.now(), durationMs: 0, status: 'done' });
-  log.append({ type: 'run.finished', status: 'interrupted', reason });
+  log.append({ type: 'run.finished', status: 'interrupted', reason, ...finishedUsage(log) });
 }

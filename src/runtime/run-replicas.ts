@@ -2,6 +2,7 @@ import { type EventLog, EventLogGap } from '../bus/index.ts';
 import type { Message } from '../protocol/index.ts';
 import type { RunRecord, RunStatus, RunStore } from '../store/index.ts';
 import { closeOpenBlocks } from './close-open-blocks.ts';
+import { finishedUsage } from './finished-usage.ts';
 import { RunLog } from './run-log.ts';
 
 export interface RunReplicasOptions {
@@ -242,6 +243,7 @@ function endBehindStore(log: RunLog, status: EndedStatus, cancelReason: string |
       ? { error: { code: 'ending_not_saved', message: ENDING_NOT_SAVED_MESSAGE } }
       : {}),
     ...(status !== 'failed' && cancelReason ? { reason: cancelReason } : {}),
+    ...finishedUsage(log),
   });
 }
 

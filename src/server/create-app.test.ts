@@ -181,6 +181,35 @@ describe('the HTTP API', () => {
     expect(after.messages.at(-1)?.message).toEqual(toMessage(resumed));
   });
 
+  it('GET /v1/runs/{id} reports the usage persisted so far, and none when the model reported none', async () => {
+    const first = { inputTokens: 1200, outputTokens: 90, reasoningTokens: 40, cachedInputTokens: 1024 };
+    await start([
+      toolCallTurn([{ name: 'cancel_order', arguments: { orderId: '88235' } }], { usage: first }),
+      textTurn('订单 88235 已取消。', { usage: { inputTokens: 1400, outputTokens: 60 } }),
+      textTurn('不客气。'),
+    ]);
+    const conversationId = await newConversation();
+    const client = createRunstreamClient({ baseUrl, token, initialDelayMs: 5 });
+    const paused = await client.sendMessage(conversationId, { text: '帮我取消订单 88235' }).result();
+    const runId = paused.runId ?? '';
+    expect(await client.getRun(runId)).toMatchObject({ status: 'paused', usage: first });
+    const toolCallId = paused.pause?.pending[0]?.toolCallId ?? '';
+    await client.decide(runId, toolCallId, 'approve').result();
+    expect(await (await api(`/v1/runs/${runId}`)).json()).toEqual({
+      id: runId,
+      conversationId,
+      messageId: paused.messageId,
+      status: 'completed',
+      lastSeq: expect.any(Number),
+      usage: { inputTokens: 2600, outputTokens: 150, reasoningTokens: 40, cachedInputTokens: 1024 },
+    });
+
+    const unknown = await client.sendMessage(conversationId, { text: '谢谢' }).result();
+    const view = (await (await api(`/v1/runs/${unknown.runId}`)).json()) as Record<string, unknown>;
+    expect(view).toMatchObject({ status: 'completed' });
+    expect(view).not.toHaveProperty('usage');
+  });
+
   it('a dropped connection resumes with every event once; a stop keeps partial blocks as cancelled', async () => {
     await start([
       {

@@ -179,6 +179,9 @@ export function createApp(options: AppOptions): Hono<Env> {
 
   app.get('/v1/runs/:id', async (context) => {
     const run = await runs.getRun(context.get('user').id, context.req.param('id'));
+    // What the run's model calls cost, as its persisted message sums them (messages stored before
+    // usage was recorded have no such field); absent while no step reported any.
+    const usage = (await store.getAssistantMessage(run.messageId))?.usage ?? undefined;
     return context.json({
       id: run.id,
       conversationId: run.conversationId,
@@ -186,6 +189,7 @@ export function createApp(options: AppOptions): Hono<Env> {
       status: run.status,
       ...(run.cancelReason ? { cancelReason: run.cancelReason } : {}),
       lastSeq: run.lastSeq,
+      ...(usage === undefined ? {} : { usage }),
     });
   });
 

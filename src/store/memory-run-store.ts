@@ -236,6 +236,11 @@ export class MemoryRunStore implements RunStore {
       );
   }
 
+  async getAssistantMessage(messageId: string): Promise<Message | undefined> {
+    const stored = this.#messages.get(messageId);
+    return stored?.role === 'assistant' ? jsonCopy(stored.message) : undefined;
+  }
+
   async createRun(run: NewRun): Promise<RunRecord> {
     if (this.#runs.has(run.id))
       throw new RunStoreError('already_exists', `run ${run.id} already exists`, { existingId: run.id });

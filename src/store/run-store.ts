@@ -172,6 +172,12 @@ export interface RunStore {
     message: Message,
   ): Promise<void>;
   listMessages(conversationId: string): Promise<StoredMessage[]>;
+  /**
+   * The persisted state of the assistant message `messageId` (a run's `messageId`): one read by key,
+   * for what a run has built so far without reading its whole conversation. `undefined` when nothing
+   * is stored under that id yet, or when it names a user's message.
+   */
+  getAssistantMessage(messageId: string): Promise<Message | undefined>;
 
   createRun(run: NewRun): Promise<RunRecord>;
   getRun(id: string): Promise<RunRecord | undefined>;

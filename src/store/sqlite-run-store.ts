@@ -226,6 +226,13 @@ export class SqliteRunStore implements RunStore {
     return rows.map(toStoredMessage);
   }
 
+  async getAssistantMessage(messageId: string): Promise<Message | undefined> {
+    const row = this.#sql("SELECT message FROM messages WHERE id = ? AND role = 'assistant'").get(
+      messageId,
+    ) as Pick<MessageRow, 'message'> | undefined;
+    return row === undefined ? undefined : (fromJson(row.message) as Message | undefined);
+  }
+
   async createRun(run: NewRun): Promise<RunRecord> {
     const now = this.#now();
     const record: RunRecord = { ...run, stopRequested: null, createdAt: now, updatedAt: now };

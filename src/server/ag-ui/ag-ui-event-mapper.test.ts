@@ -27,6 +27,12 @@ const UNTIL_PAUSE: RunEventDraft[] = [
   { type: 'block.delta', blockId: 'blk_2', text: '{"limit":' },
   { type: 'block.delta', blockId: 'blk_2', text: '1}' },
   {
+    type: 'step.finished',
+    step: 1,
+    finishReason: 'tool_calls',
+    usage: { inputTokens: 12, outputTokens: 4, cachedInputTokens: 8 },
+  },
+  {
     type: 'block.updated',
     blockId: 'blk_2',
     kind: 'tool',
@@ -54,6 +60,12 @@ const UNTIL_PAUSE: RunEventDraft[] = [
     name: 'cancel_order',
     title: '取消订单',
     args: { orderId: '88235' },
+  },
+  {
+    type: 'step.finished',
+    step: 2,
+    finishReason: 'tool_calls',
+    usage: { inputTokens: 14, outputTokens: 3, reasoningTokens: 1 },
   },
   {
     type: 'block.updated',
@@ -102,7 +114,12 @@ const AFTER_APPROVAL: RunEventDraft[] = [
   { type: 'block.started', blockId: 'blk_6', kind: 'answer' },
   { type: 'block.delta', blockId: 'blk_6', text: '已取消。' },
   { type: 'block.ended', blockId: 'blk_6', endedAt: 7, durationMs: 1, status: 'done' },
-  { type: 'run.finished', status: 'completed', usage: { inputTokens: 30, outputTokens: 7 } },
+  { type: 'step.finished', step: 3, finishReason: 'stop', usage: { inputTokens: 30, outputTokens: 7 } },
+  {
+    type: 'run.finished',
+    status: 'completed',
+    usage: { inputTokens: 56, outputTokens: 14, reasoningTokens: 1, cachedInputTokens: 8 },
+  },
 ];
 
 function logOf(
@@ -167,6 +184,14 @@ describe('the AG-UI face of a run log', () => {
       'assistant',
     ]);
     // The write's call is in the answer's message, after the read's result.
+    // The interrupted AG-UI run reports what its own two model calls cost.
+    expect(first.run.events.at(-1)).toMatchObject({
+      type: 'RUN_FINISHED',
+      outcome: { type: 'interrupt' },
+      usage: [
+        { inputTokens: 26, outputTokens: 7, totalTokens: 33, reasoningTokens: 1, cachedInputTokens: 8 },
+      ],
+    });
     const answer = first.agent.messages[3] as { content?: string; toolCalls?: { id: string }[] };
     expect(answer.content).toBe('我这就提交取消。');
     expect(answer.toolCalls?.map((call) => call.id)).toEqual(['call_c']);
@@ -182,9 +207,10 @@ describe('the AG-UI face of a run log', () => {
       'STATE_SNAPSHOT',
       'RUN_FINISHED',
     ]);
-    expect(second.run.events.at(-1)).toMatchObject({
-      usage: [{ inputTokens: 30, outputTokens: 7, totalTokens: 37 }],
-    });
+    // The run that resumed it reports only its own call, as AG-UI counts (not the run's total).
+    expect((second.run.events.at(-1) as unknown as { usage: unknown }).usage).toEqual([
+      { inputTokens: 30, outputTokens: 7, totalTokens: 37 },
+    ]);
     expect(second.agent.messages.map((message) => message.role)).toEqual([
       'reasoning',
       'assistant',
@@ -236,6 +262,41 @@ describe('the AG-UI face of a run log', () => {
     expect(run.events.at(-1)).toMatchObject({
       code: 'model_unavailable',
       message: '模型服务出错，本轮回答已中断：503',
+    });
+    expect(run.events.at(-1)).not.toHaveProperty('usage');
+  });
+
+  it('carries the usage of the calls before a failure on RUN_ERROR, and of a stopped run on RUN_FINISHED', async () => {
+    const start: RunEventDraft[] = [
+      { type: 'run.started', conversationId: 'conv_1', messageId: 'msg_1' },
+      { type: 'block.started', blockId: 'blk_1', kind: 'answer' },
+      { type: 'block.delta', blockId: 'blk_1', text: '先查一下。' },
+      { type: 'block.ended', blockId: 'blk_1', endedAt: 2, durationMs: 1, status: 'done' },
+      {
+        type: 'step.finished',
+        step: 1,
+        finishReason: 'tool_calls',
+        usage: { inputTokens: 9, outputTokens: 2 },
+      },
+    ];
+    const failed = logOf([
+      ...start,
+      { type: 'block.started', blockId: 'blk_2', kind: 'error' },
+      { type: 'block.delta', blockId: 'blk_2', text: '模型服务出错，本轮回答已中断：503' },
+      { type: 'block.ended', blockId: 'blk_2', endedAt: 3, durationMs: 0, status: 'done' },
+      { type: 'run.finished', status: 'failed', error: { code: 'model_unavailable', message: '503' } },
+    ]);
+    const usage = [{ inputTokens: 9, outputTokens: 2, totalTokens: 11 }];
+    const failedRun = (await throughClient(written(failed, 0))).run;
+    expect(failedRun.error).toBeUndefined();
+    expect(failedRun.events.at(-1)).toMatchObject({ type: 'RUN_ERROR', code: 'model_unavailable', usage });
+    const stopped = logOf([...start, { type: 'run.finished', status: 'cancelled', reason: 'user_stop' }]);
+    const stoppedRun = (await throughClient(written(stopped, 0))).run;
+    expect(stoppedRun.error).toBeUndefined();
+    expect(stoppedRun.events.at(-1)).toMatchObject({
+      type: 'RUN_FINISHED',
+      outcome: { type: 'cancelled' },
+      usage,
     });
   });
 });

@@ -1,10 +1,12 @@
 import {
+  addTokenUsage,
   type Block,
   createMessageState,
   type LoggedRunEvent,
   type MessageState,
   type RunSnapshotEvent,
   reduceOwned,
+  type TokenUsage,
   type ToolBlock,
 } from '../../protocol/index.ts';
 
@@ -62,6 +64,8 @@ export class AgUiEventMapper {
   /** Seqs of the events that ended a stretch, in order, each with how its AG-UI run ended. */
   readonly #terminals = new Map<number, AgUiTerminal>();
   readonly #endings: number[] = [];
+  /** What the current stretch's model calls cost: an AG-UI run reports its own calls only. */
+  #stretchUsage: TokenUsage | undefined;
 
   get state(): MessageState {
     return this.#state;
@@ -141,12 +145,17 @@ export class AgUiEventMapper {
         break;
       case 'run.resumed':
         this.#parentMessageId = undefined;
+        this.#stretchUsage = undefined;
+        break;
+      case 'step.finished':
+        this.#stretchUsage = addTokenUsage(this.#stretchUsage, event.usage);
         break;
       case 'run.finished':
         this.#closeAll(emit);
-        this.#recordTerminal(event.seq, event.usage);
+        this.#recordTerminal(event.seq);
         break;
       case 'run.started':
+        this.#stretchUsage = undefined;
         break;
     }
     return out;
@@ -244,6 +253,8 @@ export class AgUiEventMapper {
    */
   #fromSnapshot(emit: (type: string, fields: Record<string, unknown>) => void, seq: number): void {
     const state = this.#state;
+    // The reader gets every block up to here as this AG-UI run's, so it counts every call so far.
+    this.#stretchUsage = state.usage ?? undefined;
     if (state.pause?.reason === 'tool_result')
       for (const call of state.pause.pending) this.#clientCalls.add(call.toolCallId);
     for (const block of state.blocks) {
@@ -270,8 +281,8 @@ export class AgUiEventMapper {
     }
   }
 
-  #recordTerminal(seq: number, usage?: { inputTokens: number; outputTokens: number }): void {
-    const terminal = terminalOf(this.#state, usage);
+  #recordTerminal(seq: number): void {
+    const terminal = terminalOf(this.#state, this.#stretchUsage);
     if (terminal === undefined) return;
     this.#terminals.set(seq, terminal);
     this.#endings.push(seq);

@@ -104,6 +104,7 @@ export function terminalEvents(terminal: AgUiTerminal, context: AgUiStreamContex
       snapshot: { ...(clientState ?? {}), runstream: terminal.state },
     });
   const ids = { threadId: context.threadId, runId: context.runId };
+  const usage = terminal.usage === undefined ? {} : { usage: [terminal.usage] };
   switch (terminal.outcome) {
     case 'success':
       events.push({
@@ -113,7 +114,7 @@ export function terminalEvents(terminal: AgUiTerminal, context: AgUiStreamContex
           terminal.pendingToolCallIds.length > 0
             ? { type: 'success', pendingToolCallIds: terminal.pendingToolCallIds }
             : { type: 'success' },
-        ...(terminal.usage === undefined ? {} : { usage: [terminal.usage] }),
+        ...usage,
       });
       break;
     case 'interrupt':
@@ -121,6 +122,7 @@ export function terminalEvents(terminal: AgUiTerminal, context: AgUiStreamContex
         type: 'RUN_FINISHED',
         ...ids,
         outcome: { type: 'interrupt', interrupts: terminal.interrupts },
+        ...usage,
       });
       break;
     case 'cancelled':
@@ -129,10 +131,11 @@ export function terminalEvents(terminal: AgUiTerminal, context: AgUiStreamContex
         ...ids,
         outcome: { type: 'cancelled' },
         metadata: { runstream: terminal.state },
+        ...usage,
       });
       break;
     case 'error':
-      events.push({ type: 'RUN_ERROR', message: terminal.message, code: terminal.code });
+      events.push({ type: 'RUN_ERROR', message: terminal.message, code: terminal.code, ...usage });
       break;
   }
   return events;

@@ -1,4 +1,4 @@
-import type { ConfirmBlock, MessageState } from '../../protocol/index.ts';
+import type { ConfirmBlock, MessageState, TokenUsage } from '../../protocol/index.ts';
 
 /** A paused confirmation as an AG-UI interrupt (`RUN_FINISHED.outcome.interrupts[]`). */
 export interface AgUiInterrupt {
@@ -26,16 +26,40 @@ export interface RunstreamState {
  * `RUN_STARTED` and `RUN_FINISHED` carry the client's own `threadId`/`runId`, which the log does not
  * know, so the face records what ended and each stream writes it with its ids (see `ag-ui-face.ts`).
  */
-export type AgUiTerminal =
-  | { outcome: 'success'; pendingToolCallIds: string[]; usage?: AgUiUsage; state: RunstreamState }
+export type AgUiTerminal = (
+  | { outcome: 'success'; pendingToolCallIds: string[]; state: RunstreamState }
   | { outcome: 'interrupt'; interrupts: AgUiInterrupt[]; state: RunstreamState }
   | { outcome: 'cancelled'; state: RunstreamState }
-  | { outcome: 'error'; code: string; message: string; state: RunstreamState };
+  | { outcome: 'error'; code: string; message: string; state: RunstreamState }
+) & {
+  /**
+   * What this AG-UI run's own model calls cost (`RUN_FINISHED.usage` / `RUN_ERROR.usage`): AG-UI
+   * counts per run, and a run that resumes an interrupted one reports only its own calls. Absent
+   * when none of them reported usage.
+   */
+  usage?: AgUiUsage;
+};
 
+/**
+ * AG-UI's `TokenUsage` (`@ag-ui/core` 1.0), which counts as runstream does: `inputTokens` includes
+ * cached input, `outputTokens` includes reasoning, a detail the provider did not report is absent.
+ */
 export interface AgUiUsage {
   inputTokens: number;
   outputTokens: number;
   totalTokens: number;
+  reasoningTokens?: number;
+  cachedInputTokens?: number;
+}
+
+export function agUiUsageOf(usage: TokenUsage): AgUiUsage {
+  return {
+    inputTokens: usage.inputTokens,
+    outputTokens: usage.outputTokens,
+    totalTokens: usage.inputTokens + usage.outputTokens,
+    ...(usage.reasoningTokens === undefined ? {} : { reasoningTokens: usage.reasoningTokens }),
+    ...(usage.cachedInputTokens === undefined ? {} : { cachedInputTokens: usage.cachedInputTokens }),
+  };
 }
 
 /** What a decision looks like in a `resume` entry's `payload` (the interrupt's `responseSchema`). */
@@ -50,13 +74,16 @@ export const DECISION_RESPONSE_SCHEMA: Record<string, unknown> = {
 
 /**
  * How the AG-UI run ends where the native run stands now (paused or ended), or `undefined` while it
- * runs: the outcome, the interrupts of a paused confirmation, the error of a failed run, and
- * runstream's part of the agent state.
+ * runs: the outcome, the interrupts of a paused confirmation, the error of a failed run, runstream's
+ * part of the agent state, and `usage`, what the AG-UI run's model calls cost.
  */
-export function terminalOf(
-  state: MessageState,
-  usage?: { inputTokens: number; outputTokens: number },
-): AgUiTerminal | undefined {
+export function terminalOf(state: MessageState, usage?: TokenUsage): AgUiTerminal | undefined {
+  const terminal = outcomeOf(state);
+  if (terminal === undefined || usage === undefined) return terminal;
+  return { ...terminal, usage: agUiUsageOf(usage) };
+}
+
+function outcomeOf(state: MessageState): AgUiTerminal | undefined {
   const ids = { runId: state.runId, conversationId: state.conversationId, messageId: state.messageId };
   if (state.status === 'paused' && state.pause !== null) {
     const { reason, pending } = state.pause;
@@ -71,14 +98,7 @@ export function terminalOf(
     };
   }
   if (state.status === 'completed')
-    return {
-      outcome: 'success',
-      pendingToolCallIds: [],
-      ...(usage === undefined
-        ? {}
-        : { usage: { ...usage, totalTokens: usage.inputTokens + usage.outputTokens } }),
-      state: { ...ids, status: 'completed' },
-    };
+    return { outcome: 'success', pendingToolCallIds: [], state: { ...ids, status: 'completed' } };
   const reason = state.finishReason ? { reason: state.finishReason } : {};
   if (state.status === 'cancelled')
     return { outcome: 'cancelled', state: { ...ids, status: 'cancelled', ...reason } };

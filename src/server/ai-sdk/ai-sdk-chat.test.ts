@@ -247,3 +247,64 @@ describe('confirmations on /v1/ai-sdk/chat', () => {
     expect(texts(rest.message, 'text')).toEqual(['两个订单都处理好了。']);
   }, 120_000);
 });
+
+describe('token usage on /v1/ai-sdk/chat', () => {
+  it('gives the message metadata the run’s usage, and the continuation the total after approval', async () => {
+    const model = new ScriptedChatModel([
+      toolCallTurn([{ name: 'load_skill', arguments: { name: 'order-change' }, id: 'call_skill' }], {
+        usage: { inputTokens: 800, outputTokens: 20, cachedInputTokens: 512 },
+      }),
+      toolCallTurn([{ name: 'cancel_order', arguments: { orderId: '88235' }, id: 'call_cancel' }], {
+        usage: { inputTokens: 1000, outputTokens: 40, reasoningTokens: 16 },
+      }),
+      textTurn('订单 88235 已取消。', { usage: { inputTokens: 1100, outputTokens: 10 } }),
+    ]);
+    server = await startTestServer({ model });
+    const baseUrl = server.server.url;
+    const user = userMessage('u1', '取消 88235');
+    const first = await aiSdkClient({
+      op: 'send',
+      baseUrl,
+      token: TEST_TOKEN,
+      chatId: 'chat-usage',
+      messages: [user],
+    });
+    expect(first.error).toBeUndefined();
+    expect(first.valid).toBe(true);
+    const waiting = first.message as UiMessage;
+    expect(waiting.metadata).toMatchObject({
+      runId: expect.stringMatching(/^run_/),
+      usage: {
+        inputTokens: 1800,
+        inputTokenDetails: { noCacheTokens: 1288, cacheReadTokens: 512 },
+        outputTokens: 60,
+        outputTokenDetails: { textTokens: 44, reasoningTokens: 16 },
+        totalTokens: 1860,
+      },
+    });
+    const approval = answered(waiting, true);
+    const second = await aiSdkClient({
+      op: 'send',
+      baseUrl,
+      token: TEST_TOKEN,
+      chatId: 'chat-usage',
+      messages: [user, approval],
+      message: approval,
+    });
+    expect(second.error).toBeUndefined();
+    expect(second.chunks.at(-1)).toEqual({
+      type: 'finish',
+      finishReason: 'stop',
+      messageMetadata: {
+        usage: {
+          inputTokens: 2900,
+          inputTokenDetails: { noCacheTokens: 2388, cacheReadTokens: 512 },
+          outputTokens: 70,
+          outputTokenDetails: { textTokens: 54, reasoningTokens: 16 },
+          totalTokens: 2970,
+        },
+      },
+    });
+    expect((second.message as UiMessage).metadata).toMatchObject({ usage: { totalTokens: 2970 } });
+  }, 120_000);
+});

@@ -9,17 +9,10 @@ import {
   type ToolBlock,
 } from '../../protocol/index.ts';
 
-/**
- * One chunk of the AI SDK's UI message stream (`ai@7`'s `uiMessageChunkSchema`): only the types and
- * fields that schema accepts, since a chunk it rejects breaks the client's stream.
- */
-export type UiMessageChunk = { type: string } & Record<string, unknown>;
+import { finishChunk, startChunk, type UiMessageChunk, usageChunk } from './ai-sdk-message-metadata.ts';
 
-/** What the `start` chunk's `messageMetadata` carries: the run, so a client can stop it explicitly. */
-export interface AiSdkMessageMetadata {
-  runId: string;
-  conversationId: string;
-}
+export type { AiSdkMessageMetadata, AiSdkUsage, UiMessageChunk } from './ai-sdk-message-metadata.ts';
+export { startChunk } from './ai-sdk-message-metadata.ts';
 
 /** A delta's chunk type by its block's kind; an error block's text goes in the `error` chunk instead. */
 const DELTA_TYPES: Partial<Record<Block['kind'], string>> = {
@@ -46,7 +39,9 @@ const FINAL_TOOL_STATUSES: ReadonlySet<ToolBlock['status']> = new Set([
  *
  * One run is one assistant message (`start` carries its `messageId`). A pause (a confirmation, a host
  * tool call) ends a step with `finish` (`tool-calls`); the decision's continuation goes on in the
- * same message with a new step. Cancelled runs end with `abort`, failed ones with `error`.
+ * same message with a new step. Cancelled runs end with `abort`, failed ones with `error`. The run's
+ * usage so far goes in the message metadata: a `message-metadata` chunk after each model call that
+ * reported some, and on every `finish`.
  */
 export class UiMessageChunkMapper {
   #state: MessageState = createMessageState();
@@ -113,9 +108,14 @@ export class UiMessageChunkMapper {
         if (block !== undefined) this.#blockEnded(block, out);
         break;
       }
+      case 'step.finished':
+        // What the run cost so far, after each model call that reported it: the SDK merges it into
+        // the message's metadata, so a client sees it grow and keeps it after an `abort` too.
+        if (event.usage !== undefined && this.#state.usage !== null) out.push(usageChunk(this.#state.usage));
+        break;
       case 'run.paused':
         this.#finishStep(out);
-        out.push({ type: 'finish', finishReason: 'tool-calls' });
+        out.push(finishChunk('tool-calls', this.#state.usage));
         break;
       case 'run.resumed':
         this.#startStep(out);
@@ -130,8 +130,8 @@ export class UiMessageChunkMapper {
   #start(out: UiMessageChunk[]): void {
     if (this.#started) return;
     this.#started = true;
-    const { messageId, runId, conversationId } = this.#state;
-    out.push(startChunk(messageId, runId, conversationId));
+    const { messageId, runId, conversationId, usage } = this.#state;
+    out.push(startChunk(messageId, runId, conversationId, usage));
     this.#startStep(out);
   }
 
@@ -290,11 +290,11 @@ export class UiMessageChunkMapper {
     if (status === 'failed') {
       // The error block's text is written for the person; the run's error is the machine's account.
       out.push({ type: 'error', errorText: this.#errorBlock()?.text ?? error?.message ?? 'the run failed' });
-      out.push({ type: 'finish', finishReason: 'error' });
+      out.push(finishChunk('error', this.#state.usage));
       return;
     }
     // `interrupted`: the AI SDK's own word for output that ended without its completion.
-    out.push({ type: 'finish', finishReason: status === 'interrupted' ? 'interrupted' : 'stop' });
+    out.push(finishChunk(status === 'interrupted' ? 'interrupted' : 'stop', this.#state.usage));
   }
 
   /**
@@ -323,7 +323,7 @@ export class UiMessageChunkMapper {
     const { status } = this.#state;
     if (status === 'paused') {
       this.#finishStep(out);
-      out.push({ type: 'finish', finishReason: 'tool-calls' });
+      out.push(finishChunk('tool-calls', this.#state.usage));
     } else if (
       status === 'completed' ||
       status === 'cancelled' ||
@@ -356,21 +356,6 @@ export class UiMessageChunkMapper {
       if ((blocks[index] as Block).blockId === blockId) return blocks[index];
     return undefined;
   }
-}
-
-/** The `start` chunk: the message id, and the run in the metadata (for an explicit stop). */
-export function startChunk(
-  messageId: string | null,
-  runId: string | null,
-  conversationId: string | null,
-): UiMessageChunk {
-  return {
-    type: 'start',
-    ...(messageId === null ? {} : { messageId }),
-    ...(runId === null || conversationId === null
-      ? {}
-      : { messageMetadata: { runId, conversationId } satisfies AiSdkMessageMetadata }),
-  };
 }
 
 /** The streamed argument text, parsed if it is JSON (the call failed before its arguments validated). */

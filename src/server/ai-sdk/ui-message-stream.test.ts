@@ -231,6 +231,40 @@ describe('the UI message stream face of a run log', () => {
     expect(chunksOf(madeFor('interrupted, from a snapshot', small)).slice(-5)).toEqual(expected.slice(1));
   });
 
+  it('puts the run’s usage in the message metadata: after each model call that reported it, and on finish', () => {
+    const log = new RunLog('run_1', { now: () => 1 });
+    for (const event of USAGE_RUN) log.append(structuredClone(event));
+    const chunks = chunksOf(madeFor('usage', log));
+    const afterFirst = {
+      inputTokens: 1200,
+      inputTokenDetails: { noCacheTokens: 176, cacheReadTokens: 1024 },
+      outputTokens: 90,
+      outputTokenDetails: { textTokens: 50, reasoningTokens: 40 },
+      totalTokens: 1290,
+    };
+    expect(chunks.filter((chunk) => chunk.type === 'message-metadata' || chunk.type === 'finish')).toEqual([
+      { type: 'message-metadata', messageMetadata: { usage: afterFirst } },
+      // The second call reported nothing: no chunk, the total stays.
+      { type: 'finish', finishReason: 'tool-calls', messageMetadata: { usage: afterFirst } },
+      { type: 'message-metadata', messageMetadata: { usage: TOTAL } },
+      { type: 'finish', finishReason: 'stop', messageMetadata: { usage: TOTAL } },
+    ]);
+    // A reader that starts from a snapshot of the ended run gets the total with the run's ids.
+    const small = new RunLog('run_1', { capacity: 2, now: () => 1 });
+    for (const event of USAGE_RUN) small.append(structuredClone(event));
+    const fromSnapshot = chunksOf(madeFor('usage, from a snapshot', small));
+    expect(fromSnapshot[0]).toEqual({
+      type: 'start',
+      messageId: 'msg_1',
+      messageMetadata: { runId: 'run_1', conversationId: 'conv_1', usage: TOTAL },
+    });
+    expect(fromSnapshot.at(-1)).toEqual({
+      type: 'finish',
+      finishReason: 'stop',
+      messageMetadata: { usage: TOTAL },
+    });
+  });
+
   it('the AI SDK’s own transport and reader take every stream above', async () => {
     expect([...made.keys()]).toEqual([
       'whole run',
@@ -241,6 +275,8 @@ describe('the UI message stream face of a run log', () => {
       'card expired',
       'interrupted',
       'interrupted, from a snapshot',
+      'usage',
+      'usage, from a snapshot',
     ]);
     const results = await readBySdk([...made.values()]);
     const by = new Map([...made.keys()].map((scenario, index) => [scenario, results[index]]));
@@ -266,6 +302,13 @@ describe('the UI message stream face of a run log', () => {
       input: { limit: 10 },
     });
     expect(tools('card expired')).toEqual(['output-available', 'output-denied']);
+    // The SDK merges the metadata: the run's ids from `start`, the newest usage from the last chunk.
+    for (const scenario of ['usage', 'usage, from a snapshot'])
+      expect(by.get(scenario)?.message?.metadata).toEqual({
+        runId: 'run_1',
+        conversationId: 'conv_1',
+        usage: TOTAL,
+      });
     for (const scenario of ['interrupted', 'interrupted, from a snapshot'])
       expect(by.get(scenario)?.message?.parts.at(-1)).toMatchObject({
         type: 'text',
@@ -273,6 +316,35 @@ describe('the UI message stream face of a run log', () => {
       });
   }, 120_000);
 });
+
+/** `RUN` with its three model calls' ends: the first and third report usage, the second nothing. */
+const USAGE_RUN: RunEventDraft[] = [
+  ...RUN.slice(0, 8),
+  {
+    type: 'step.finished',
+    step: 1,
+    finishReason: 'tool_calls',
+    usage: { inputTokens: 1200, outputTokens: 90, reasoningTokens: 40, cachedInputTokens: 1024 },
+  },
+  ...RUN.slice(8, 16),
+  { type: 'step.finished', step: 2, finishReason: 'tool_calls' },
+  ...RUN.slice(16, -1),
+  { type: 'step.finished', step: 3, finishReason: 'stop', usage: { inputTokens: 1400, outputTokens: 60 } },
+  {
+    type: 'run.finished',
+    status: 'completed',
+    usage: { inputTokens: 2600, outputTokens: 150, reasoningTokens: 40, cachedInputTokens: 1024 },
+  },
+];
+
+/** The total in `ai` 7's `LanguageModelUsage` shape. */
+const TOTAL = {
+  inputTokens: 2600,
+  inputTokenDetails: { noCacheTokens: 1576, cacheReadTokens: 1024 },
+  outputTokens: 150,
+  outputTokenDetails: { textTokens: 110, reasoningTokens: 40 },
+  totalTokens: 2750,
+};
 
 function fullLog(): RunLog {
   const log = new RunLog('run_1', { now: () => 1 });

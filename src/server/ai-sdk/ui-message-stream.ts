@@ -9,7 +9,8 @@ import {
 } from '../../runtime/index.ts';
 import { encodeUtf8 } from '../encode-utf8.ts';
 import { endsStream, SSE_HEARTBEAT, type StreamLogOptions, streamLog } from '../stream-run.ts';
-import { startChunk, type UiMessageChunk, UiMessageChunkMapper } from './ui-message-chunk-mapper.ts';
+import { finishChunk, startChunk } from './ai-sdk-message-metadata.ts';
+import { type UiMessageChunk, UiMessageChunkMapper } from './ui-message-chunk-mapper.ts';
 
 /** The header by which the AI SDK's clients know a UI message stream (`UI_MESSAGE_STREAM_HEADERS`). */
 export const UI_MESSAGE_STREAM_HEADER = 'x-vercel-ai-ui-message-stream';
@@ -108,12 +109,11 @@ export function streamUiMessages(
       head.push(typeof face.preamble === 'string' ? encodeUtf8(face.preamble) : face.preamble);
     afterSeq = face.preambleSeq;
   } else if (start.from === 'continuation') {
-    const { messageId, runId, conversationId } = face.mapper.chunks.state;
-    const chunks = [startChunk(messageId, runId, conversationId)];
+    const { messageId, runId, conversationId, usage } = face.mapper.chunks.state;
+    const chunks = [startChunk(messageId, runId, conversationId, usage)];
     // The answer left the run waiting (one of two cards): the log says nothing until the rest come,
     // so the stream says it itself, as at the pause, and `onFinish` sees the message still waits.
-    if (log.paused && log.lastSeq === start.afterSeq)
-      chunks.push({ type: 'finish', finishReason: 'tool-calls' });
+    if (log.paused && log.lastSeq === start.afterSeq) chunks.push(finishChunk('tool-calls', usage));
     head.push(encodeUtf8(encodeChunks(chunks, null)));
     afterSeq = start.afterSeq;
   } else afterSeq = start.afterSeq;

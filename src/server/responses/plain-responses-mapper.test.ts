@@ -136,7 +136,21 @@ describe('PlainResponsesMapper', () => {
       previous_response_id: 'run_1',
       status: 'completed',
       output_text: 'It says: Buy milk.',
-      usage: { input_tokens: 10, output_tokens: 5, total_tokens: 15 },
+      // Each response counts its own model calls, as OpenAI's do; details it requires, 0 if unknown.
+      usage: {
+        input_tokens: 4,
+        input_tokens_details: { cached_tokens: 0 },
+        output_tokens: 2,
+        output_tokens_details: { reasoning_tokens: 0 },
+        total_tokens: 6,
+      },
+    });
+    expect(firstResponse.usage).toEqual({
+      input_tokens: 6,
+      input_tokens_details: { cached_tokens: 4 },
+      output_tokens: 3,
+      output_tokens_details: { reasoning_tokens: 2 },
+      total_tokens: 9,
     });
     expect(secondResponse.output.map((item) => item.type)).toEqual(['message']);
     // What the mapper answers for GET is what the stream folds to.

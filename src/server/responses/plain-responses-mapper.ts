@@ -1,10 +1,12 @@
 import {
+  addTokenUsage,
   type Block,
   createMessageState,
   type LoggedRunEvent,
   type MessageState,
   type RunSnapshotEvent,
   reduceOwned,
+  type TokenUsage,
   type ToolBlock,
 } from '../../protocol/index.ts';
 import {
@@ -26,7 +28,7 @@ import {
   type StretchStatus,
   stretchResponseId,
 } from './plain-stretch.ts';
-import { type ResponseContext, type ResponseObject, type ResponseUsage, usageOf } from './response-object.ts';
+import { type ResponseContext, type ResponseObject, usageOf } from './response-object.ts';
 import { type DeltaTarget, deltaEventOf, type ResponsesStreamEvent } from './responses-event-mapper.ts';
 
 /**
@@ -43,7 +45,11 @@ export class PlainResponsesMapper {
   readonly #context: ResponseContext;
   readonly #hostToolNames: ReadonlySet<string>;
   #state: MessageState = createMessageState();
-  #usage: ResponseUsage | null = null;
+  /**
+   * What the current stretch's model calls cost: each stretch is a response of its own, and an
+   * OpenAI response's `usage` counts its own calls only (a chain of responses is summed by the reader).
+   */
+  #stretchUsage: TokenUsage | undefined;
   #sequence = 0;
   #current: Stretch | null = null;
   readonly #stretches = new Map<string, Stretch>();
@@ -173,8 +179,10 @@ export class PlainResponsesMapper {
         this.#end(stretch, event.seq, 'response.completed', 'completed', emit);
         break;
       }
+      case 'step.finished':
+        this.#stretchUsage = addTokenUsage(this.#stretchUsage, event.usage);
+        break;
       case 'run.finished': {
-        this.#usage = usageOf(event.usage);
         if (stretch === null) break;
         if (event.status === 'completed')
           this.#end(stretch, event.seq, 'response.completed', 'completed', emit);
@@ -249,6 +257,7 @@ export class PlainResponsesMapper {
     this.#current = stretch;
     this.#last = stretch;
     this.#sequence = 0;
+    this.#stretchUsage = undefined;
     const response = this.#build(stretch, 'in_progress');
     emit('response.created', { response });
     emit('response.in_progress', { response });
@@ -260,6 +269,8 @@ export class PlainResponsesMapper {
    */
   #snapshot(event: RunSnapshotEvent, emit: (type: string, fields?: Record<string, unknown>) => void) {
     this.#begin(this.#context.id, event.seq, event.at, emit);
+    // This one stretch stands for every call the snapshot's message holds.
+    this.#stretchUsage = this.#state.usage ?? undefined;
     const stretch = this.#current as Stretch;
     for (const block of this.#state.blocks) {
       if (block.kind === 'tool' && this.#hostToolNames.has(block.name)) continue;
@@ -381,8 +392,14 @@ export class PlainResponsesMapper {
   }
 
   #build(stretch: Stretch, status: StretchStatus): ResponseObject {
-    return buildStretchResponse(this.#context, this.#state, stretch, status, this.#usage, (block, isCall) =>
-      isCall && block.kind === 'tool' ? functionCallItem(this.#context.id, block) : this.#itemOf(block),
+    return buildStretchResponse(
+      this.#context,
+      this.#state,
+      stretch,
+      status,
+      usageOf(this.#stretchUsage),
+      (block, isCall) =>
+        isCall && block.kind === 'tool' ? functionCallItem(this.#context.id, block) : this.#itemOf(block),
     );
   }
 }

@@ -61,9 +61,10 @@ export function buildStretchResponse(
     const item = block === undefined ? undefined : itemOf(block, isCall);
     if (item !== undefined) output.push(item);
   }
-  const base = buildResponseObject(context, state, status === 'in_progress' ? null : usage);
+  const base = buildResponseObject(context, state);
   return {
     ...base,
+    usage: status === 'in_progress' ? null : usage,
     id: stretch.id,
     created_at: Math.floor(stretch.createdAt / 1000),
     status,

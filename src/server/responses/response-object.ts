@@ -1,4 +1,4 @@
-import type { Block, MessageState, ToolBlock } from '../../protocol/index.ts';
+import type { Block, MessageState, TokenUsage, ToolBlock } from '../../protocol/index.ts';
 
 /**
  * The OpenAI-style Response object and its output items, built from a run's reduced message. Field
@@ -23,11 +23,25 @@ export interface FunctionToolDeclaration {
   strict?: boolean;
 }
 
+/**
+ * OpenAI's `usage` of a response. Both details are required numbers in the official `openai`
+ * package's `ResponseUsage` type and in OpenAI's own answers, so a detail the provider did not report
+ * is 0 here; the native `usage` (and `runstream.step.finished`) keeps "not reported" apart.
+ */
 export interface ResponseUsage {
   input_tokens: number;
   input_tokens_details: { cached_tokens: number };
   output_tokens: number;
   output_tokens_details: { reasoning_tokens: number };
+  total_tokens: number;
+}
+
+/** One model call's usage on `runstream.step.finished`: OpenAI's names, details only where reported. */
+export interface StepUsage {
+  input_tokens: number;
+  input_tokens_details?: { cached_tokens: number };
+  output_tokens: number;
+  output_tokens_details?: { reasoning_tokens: number };
   total_tokens: number;
 }
 
@@ -240,25 +254,34 @@ export function responseStatusOf(state: MessageState): ResponseStatus {
   }
 }
 
-export function usageOf(
-  usage: { inputTokens: number; outputTokens: number } | undefined,
-): ResponseUsage | null {
-  if (usage === undefined) return null;
+/** A run's (or a stretch's) usage as OpenAI's `usage`; `null` when no model call reported any. */
+export function usageOf(usage: TokenUsage | null | undefined): ResponseUsage | null {
+  if (usage === null || usage === undefined) return null;
   return {
     input_tokens: usage.inputTokens,
-    input_tokens_details: { cached_tokens: 0 },
+    input_tokens_details: { cached_tokens: usage.cachedInputTokens ?? 0 },
     output_tokens: usage.outputTokens,
-    output_tokens_details: { reasoning_tokens: 0 },
+    output_tokens_details: { reasoning_tokens: usage.reasoningTokens ?? 0 },
+    total_tokens: usage.inputTokens + usage.outputTokens,
+  };
+}
+
+export function stepUsageOf(usage: TokenUsage): StepUsage {
+  return {
+    input_tokens: usage.inputTokens,
+    ...(usage.cachedInputTokens === undefined
+      ? {}
+      : { input_tokens_details: { cached_tokens: usage.cachedInputTokens } }),
+    output_tokens: usage.outputTokens,
+    ...(usage.reasoningTokens === undefined
+      ? {}
+      : { output_tokens_details: { reasoning_tokens: usage.reasoningTokens } }),
     total_tokens: usage.inputTokens + usage.outputTokens,
   };
 }
 
 /** The Response object for a run's message as it stands. */
-export function buildResponseObject(
-  context: ResponseContext,
-  state: MessageState,
-  usage: ResponseUsage | null = null,
-): ResponseObject {
+export function buildResponseObject(context: ResponseContext, state: MessageState): ResponseObject {
   const hostToolNames = new Set(context.tools.map((tool) => tool.name));
   const output = state.blocks.map((block) => blockToItem(block, hostToolNames));
   const status = responseStatusOf(state);
@@ -287,7 +310,8 @@ export function buildResponseObject(
     temperature: null,
     top_p: null,
     truncation: 'disabled',
-    usage,
+    // As OpenAI has it: none while in progress; the run's total so far once it waits or has ended.
+    usage: status === 'in_progress' ? null : usageOf(state.usage),
     metadata: context.metadata,
     conversation_id: context.conversationId,
     trace_id: context.traceId,

@@ -67,6 +67,7 @@ function answerTypes(events: readonly ResponsesStreamEvent[]): string[] {
     'response.output_text.done',
     'response.content_part.done',
     'response.output_item.done',
+    'runstream.step.finished',
     'response.completed',
   ];
 }
@@ -88,6 +89,8 @@ describe('POST /v1/responses with a host tool (scripted model)', () => {
       'response.in_progress',
       'response.output_item.added',
       ...deltas.map(() => 'response.function_call_arguments.delta'),
+      // The model call ended; the call is done for the host once its arguments are validated.
+      'runstream.step.finished',
       'response.function_call_arguments.done',
       'response.output_item.done',
       'response.requires_action',

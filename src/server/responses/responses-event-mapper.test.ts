@@ -298,14 +298,75 @@ describe('ResponsesEventMapper', () => {
     });
   });
 
-  it('reports usage from run.finished', () => {
-    const { mapper } = mapAll(logged([...UNTIL_PAUSE, ...AFTER_PAUSE]));
-    expect(mapper.response().usage).toEqual({
+  it('reports the run usage once it waits or ends, and each step on runstream.step.finished', () => {
+    const { mapper, out } = mapAll(logged([...UNTIL_PAUSE, ...AFTER_PAUSE]));
+    expect(out.filter((event) => event.type === 'runstream.step.finished')).toEqual([
+      {
+        type: 'runstream.step.finished',
+        sequence_number: expect.any(Number),
+        step: 1,
+        finish_reason: 'tool_calls',
+        usage: {
+          input_tokens: 6,
+          input_tokens_details: { cached_tokens: 4 },
+          output_tokens: 3,
+          output_tokens_details: { reasoning_tokens: 2 },
+          total_tokens: 9,
+        },
+      },
+      // Details the provider did not report stay out of the step's usage.
+      {
+        type: 'runstream.step.finished',
+        sequence_number: expect.any(Number),
+        step: 2,
+        finish_reason: 'stop',
+        usage: { input_tokens: 4, output_tokens: 2, total_tokens: 6 },
+      },
+    ]);
+    const usageOn = (type: string) =>
+      (out.find((event) => event.type === type)?.response as { usage: unknown } | undefined)?.usage;
+    expect(usageOn('response.created')).toBeNull();
+    expect(usageOn('response.requires_action')).toEqual({
+      input_tokens: 6,
+      input_tokens_details: { cached_tokens: 4 },
+      output_tokens: 3,
+      output_tokens_details: { reasoning_tokens: 2 },
+      total_tokens: 9,
+    });
+    expect(usageOn('response.resumed')).toBeNull();
+    const total = {
       input_tokens: 10,
-      input_tokens_details: { cached_tokens: 0 },
+      input_tokens_details: { cached_tokens: 4 },
       output_tokens: 5,
-      output_tokens_details: { reasoning_tokens: 0 },
+      output_tokens_details: { reasoning_tokens: 2 },
       total_tokens: 15,
+    };
+    expect(usageOn('response.completed')).toEqual(total);
+    expect(mapper.response().usage).toEqual(total);
+  });
+
+  it('has no usage when no step reported any, and zeros only for details OpenAI requires', () => {
+    const { mapper } = mapAll(
+      logged([
+        { type: 'run.started', conversationId: 'conv_1', messageId: 'msg_1' },
+        { type: 'step.finished', step: 1, finishReason: 'stop' },
+        { type: 'run.finished', status: 'completed' },
+      ]),
+    );
+    expect(mapper.response()).toMatchObject({ status: 'completed', usage: null });
+    const counted = mapAll(
+      logged([
+        { type: 'run.started', conversationId: 'conv_1', messageId: 'msg_1' },
+        { type: 'step.finished', step: 1, finishReason: 'stop', usage: { inputTokens: 7, outputTokens: 1 } },
+        { type: 'run.finished', status: 'completed', usage: { inputTokens: 7, outputTokens: 1 } },
+      ]),
+    );
+    expect(counted.mapper.response().usage).toEqual({
+      input_tokens: 7,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens: 1,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: 8,
     });
   });
 

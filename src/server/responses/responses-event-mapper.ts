@@ -11,8 +11,7 @@ import {
   itemIdOf,
   type ResponseContext,
   type ResponseObject,
-  type ResponseUsage,
-  usageOf,
+  stepUsageOf,
 } from './response-object.ts';
 
 /** Where a block's deltas go on the Responses stream (see `ResponsesEventMapper.deltaTarget`). */
@@ -54,7 +53,6 @@ export class ResponsesEventMapper {
   readonly #hostToolNames: ReadonlySet<string>;
   #state: MessageState = createMessageState();
   #sequence = 0;
-  #usage: ResponseUsage | null = null;
   #created = false;
   readonly #outputIndex = new Map<string, number>();
   /** Each block's item id, made once (a delta asks for it every time). */
@@ -83,7 +81,7 @@ export class ResponsesEventMapper {
   }
 
   response(): ResponseObject {
-    return buildResponseObject(this.#context, this.#state, this.#usage);
+    return buildResponseObject(this.#context, this.#state);
   }
 
   push(event: LoggedRunEvent): ResponsesStreamEvent[] {
@@ -246,8 +244,15 @@ export class ResponsesEventMapper {
           response: this.response(),
         });
         break;
+      case 'step.finished':
+        // Each model call, with what it cost where the provider said (a host may meter per call).
+        emit('runstream.step.finished', {
+          step: event.step,
+          finish_reason: event.finishReason,
+          ...(event.usage === undefined ? {} : { usage: stepUsageOf(event.usage) }),
+        });
+        break;
       case 'run.finished':
-        this.#usage = usageOf(event.usage);
         emit(
           event.status === 'completed'
             ? 'response.completed'

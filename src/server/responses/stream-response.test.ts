@@ -22,7 +22,7 @@ describe('a Responses stream', () => {
         const first = log.append(UNTIL_PAUSE[0] as Parameters<RunLog['append']>[0]);
         streamResponse(log, CONTEXT, { afterSequence: -1 }, accept).body?.cancel();
         // The Response object comes from the SSE face's fold: begun with the run too, as the server's
-        // POST does. (One begun later from a snapshot cannot know the usage: the message has none.)
+        // POST does.
         responseObjectOf(log, CONTEXT);
         const events: LoggedRunEvent[] = [first];
         for (const draft of [...UNTIL_PAUSE.slice(1), ...AFTER_PAUSE]) events.push(log.append(draft));

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { Message } from '../../protocol/index.ts';
 import type { StoredMessage } from '../run-store.ts';
 import { RunStoreError } from '../run-store-error.ts';
-import { type MessageRow, toStoredMessage } from '../run-store-rows.ts';
+import { fromJson, type MessageRow, toStoredMessage } from '../run-store-rows.ts';
 import { assertSameAssistantMessage, newUserMessage, notFound } from '../run-store-rules.ts';
 import { inTransaction } from './postgres-pool.ts';
 
@@ -107,6 +107,15 @@ export class PostgresMessages {
       [conversationId],
     );
     return rows.map(toStoredMessage);
+  }
+
+  async getAssistantMessage(messageId: string): Promise<Message | undefined> {
+    const { rows } = await this.#pool.query<Pick<MessageRow, 'message'>>(
+      "SELECT message FROM messages WHERE id = $1 AND role = 'assistant'",
+      [messageId],
+    );
+    const row = rows[0];
+    return row === undefined ? undefined : (fromJson(row.message) as Message | undefined);
   }
 
   async #requireConversation(client: pg.PoolClient, conversationId: string): Promise<void> {

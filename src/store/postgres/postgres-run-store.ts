@@ -187,6 +187,10 @@ export class PostgresRunStore implements RunStore {
     return this.#messages.listMessages(conversationId);
   }
 
+  async getAssistantMessage(messageId: string): Promise<Message | undefined> {
+    return this.#messages.getAssistantMessage(messageId);
+  }
+
   async createRun(run: NewRun): Promise<RunRecord> {
     const now = this.#now();
     const record: RunRecord = { ...run, stopRequested: null, createdAt: now, updatedAt: now };

@@ -254,6 +254,23 @@ function describeMessageConformance(get: () => RunStoreHarness): void {
       expect(await store.listMessages('conv_nope')).toEqual([]);
     });
 
+    it('reads one assistant message by its id as last saved, usage included; none for others', async () => {
+      const { store } = get();
+      const { conversation } = await get().conversation();
+      const question = await store.addUserMessage(conversation.id, 'cancel my watch');
+      expect(await store.getAssistantMessage('msg_a')).toBeUndefined();
+      const paused = seedPausedMessage();
+      await store.saveAssistantMessage(conversation.id, 'msg_a', 'run_a', { ...paused, lastSeq: 5 });
+      const counted = { ...paused, usage: { inputTokens: 1200, outputTokens: 80, cachedInputTokens: 1024 } };
+      await store.saveAssistantMessage(conversation.id, 'msg_a', 'run_a', counted);
+      expect(await store.getAssistantMessage('msg_a')).toEqual(counted);
+      expect(await store.getAssistantMessage(question.id)).toBeUndefined();
+      expect(await store.getAssistantMessage('msg_nope')).toBeUndefined();
+      const read = await store.getAssistantMessage('msg_a');
+      read?.blocks.splice(0);
+      expect((await store.getAssistantMessage('msg_a'))?.blocks).toHaveLength(9);
+    });
+
     it('hands out copies: mutating what came back changes nothing stored', async () => {
       const { store } = get();
       const { conversation } = await get().conversation();

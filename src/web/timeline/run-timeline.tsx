@@ -8,6 +8,7 @@ import type {
 } from '../../protocol/index.ts';
 import { formatSeconds, type MessageKey, useI18n } from '../i18n/index.ts';
 import { layoutTimeline, type TimelineRow } from './timeline-layout.ts';
+import { usageSummary } from './usage-summary.ts';
 import './timeline.css';
 
 export interface RunTimelineProps {
@@ -21,9 +22,11 @@ export interface RunTimelineProps {
  * A small waterfall of one run: a row per block with its label, a bar from its start to its end on
  * a shared axis (coloured by kind, hatched while open), and its duration. The chart is one image to
  * assistive technology, summarised in its label; a visually hidden table carries the same rows.
+ * Below it, what the run's model calls cost in tokens, when the provider reported it (nothing when
+ * it did not: an unknown cost is not a zero).
  */
 export function RunTimeline({ message, now, id }: RunTimelineProps) {
-  const { t } = useI18n();
+  const { t, locale } = useI18n();
   const layout = layoutTimeline(message, now, t);
   const seconds = (ms: number) => t('units.seconds', { seconds: formatSeconds(ms) });
   const duration = (row: TimelineRow) =>
@@ -74,6 +77,18 @@ export function RunTimeline({ message, now, id }: RunTimelineProps) {
           </span>
         </div>
       </div>
+      {message.usage && (
+        <p
+          className="run-timeline-usage"
+          data-testid="run-usage"
+          data-input={message.usage.inputTokens}
+          data-output={message.usage.outputTokens}
+          data-reasoning={message.usage.reasoningTokens}
+          data-cached={message.usage.cachedInputTokens}
+        >
+          {usageSummary(message.usage, t, locale)}
+        </p>
+      )}
       <table className="run-timeline-sr">
         <caption>{t('timeline.title', { seconds: formatSeconds(layout.totalMs) })}</caption>
         <thead>

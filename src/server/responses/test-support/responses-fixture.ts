@@ -39,7 +39,7 @@ export const text = (
   ended(blockId, 'done'),
 ];
 
-/** Thinks, answers, runs a server tool, calls the host's read_file and pauses for it. */
+/** Thinks, answers, runs a server tool, calls the host's read_file (one model call) and pauses for it. */
 export const UNTIL_PAUSE: RunEventDraft[] = [
   { type: 'run.started', conversationId: 'conv_1', messageId: 'msg_1', traceId: 'trace_1' },
   ...text('blk_1', 'reasoning', ['Look at ', 'the file.']),
@@ -76,6 +76,12 @@ export const UNTIL_PAUSE: RunEventDraft[] = [
   { type: 'block.delta', blockId: 'blk_4', text: '{"path":' },
   { type: 'block.delta', blockId: 'blk_4', text: '"notes.txt"}' },
   {
+    type: 'step.finished',
+    step: 1,
+    finishReason: 'tool_calls',
+    usage: { inputTokens: 6, outputTokens: 3, reasoningTokens: 2, cachedInputTokens: 4 },
+  },
+  {
     type: 'block.updated',
     blockId: 'blk_4',
     kind: 'tool',
@@ -103,5 +109,10 @@ export const AFTER_PAUSE: RunEventDraft[] = [
   { type: 'run.resumed', reason: 'tool_result', toolCallIds: ['call_r'] },
   { type: 'run.hint', code: 'max_iterations', text: '已达到最大迭代次数，正在生成当前执行结果的总结' },
   ...text('blk_5', 'answer', ['It says: ', 'Buy milk.']),
-  { type: 'run.finished', status: 'completed', usage: { inputTokens: 10, outputTokens: 5 } },
+  { type: 'step.finished', step: 2, finishReason: 'stop', usage: { inputTokens: 4, outputTokens: 2 } },
+  {
+    type: 'run.finished',
+    status: 'completed',
+    usage: { inputTokens: 10, outputTokens: 5, reasoningTokens: 2, cachedInputTokens: 4 },
+  },
 ];
