@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -8,8 +8,8 @@ import { StartupError } from './startup-error.ts';
 
 const hasPostgres = await postgresForTests();
 
-/** Start-up with PostgreSQL and Redis named but not there: one sentence, nothing left half-open. */
-describe('startServer with shared state that is not there', () => {
+/** Start-up with settings that cannot work (a model setting, PostgreSQL or Redis not there): one sentence, nothing left half-open. */
+describe('startServer with settings that cannot work', () => {
   let directory: string;
   beforeEach(() => {
     directory = mkdtempSync(join(tmpdir(), 'runstream-startup-'));
@@ -33,6 +33,18 @@ describe('startServer with shared state that is not there', () => {
     expect((error as Error).message).not.toContain('\n');
     return error as StartupError;
   }
+
+  it('refuses a model setting that cannot work in one line naming the variable, before opening the database', async () => {
+    const error = await startupError({
+      OPENAI_BASE_URL: 'https://api.deepseek.com',
+      OPENAI_API_KEY: 'sk-live-0123456789abcdef',
+      RUNSTREAM_MODEL: 'deepseek-v4-flash',
+      RUNSTREAM_MODEL_PROVIDER: 'deepsek',
+    });
+    expect(error.message).toMatch(/^RUNSTREAM_MODEL_PROVIDER="deepsek" is not one of openai, deepseek, /);
+    expect(error.message).not.toContain('sk-live');
+    expect(existsSync(join(directory, 'runstream.db'))).toBe(false);
+  });
 
   it('refuses an unreachable PostgreSQL in one line, without the password', async () => {
     const error = await startupError({

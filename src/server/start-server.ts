@@ -9,7 +9,7 @@ import {
   ingestNovaShopKnowledge,
   PostgresOrderRepository,
 } from '../domains/novashop/index.ts';
-import { type ChatModel, createChatModelFromEnv } from '../models/index.ts';
+import { type ChatModel, createChatModelFromEnv, ModelConfigError } from '../models/index.ts';
 import { openKnowledgeBase } from '../retrieval/index.ts';
 import { RunManager, type ToolPolicy } from '../runtime/index.ts';
 import {
@@ -94,6 +94,8 @@ async function start(
   closers: (() => Promise<void> | void)[],
   closeAll: () => Promise<void>,
 ): Promise<StartedServer> {
+  // Read first: a misspelt model setting should stop the server before it opens or seeds anything.
+  const configuredModel = options.model ?? modelFromEnv(env);
   const database = openDatabase(databasePathFromEnv(env));
   closers.push(() => {
     database.close();
@@ -131,7 +133,7 @@ async function start(
     domain.tools.map((tool) => tool.name),
   );
   if (mcp !== undefined) closers.push(() => mcp.close());
-  const model = options.model ?? createChatModelFromEnv(env) ?? domain.model;
+  const model = configuredModel ?? domain.model;
   const audit = loggingAuditLog(shared?.audit ?? new SqliteToolAuditLog(database), log);
   const denyList = denyToolsPolicyFromEnv(env);
   const policies = [...(denyList ? [denyList] : []), ...(options.policies ?? [])];
@@ -273,4 +275,15 @@ export function demoLoginFromEnv(env: Readonly<Record<string, string | undefined
   if (['', 'on', '1', 'true'].includes(value)) return true;
   if (['off', '0', 'false'].includes(value)) return false;
   throw new Error(`RUNSTREAM_DEMO_LOGIN must be "on" or "off", got "${env.RUNSTREAM_DEMO_LOGIN}"`);
+}
+
+/** The real model the environment configures, if any; a setting that cannot work is a `StartupError`. */
+function modelFromEnv(env: Readonly<Record<string, string | undefined>>): ChatModel | undefined {
+  try {
+    return createChatModelFromEnv(env);
+  } catch (error) {
+    if (error instanceof ModelConfigError || error instanceof RangeError)
+      throw new StartupError(error.message);
+    throw error;
+  }
 }
