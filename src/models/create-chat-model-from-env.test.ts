@@ -172,6 +172,20 @@ describe('createChatModelFromEnv', () => {
     expect(error.message).toBe(`${name}=${JSON.stringify(value)} ${accepted}`);
   });
 
+  it('refuses the Messages-only thinking budget on Chat Completions rather than ignoring it', () => {
+    const error = configError(() =>
+      createChatModelFromEnv({
+        OPENAI_BASE_URL: 'https://dashscope.aliyuncs.com/compatible-mode/v1',
+        RUNSTREAM_MODEL: 'qwen-plus',
+        RUNSTREAM_MODEL_THINKING: 'on',
+        RUNSTREAM_MODEL_THINKING_BUDGET: '4096',
+      }),
+    );
+    expect(error.message).toContain(
+      'RUNSTREAM_MODEL_THINKING_BUDGET applies to RUNSTREAM_MODEL_API=anthropic only',
+    );
+  });
+
   it('refuses a setting the provider has no switch for, and says where the provider came from', () => {
     const detected = configError(() =>
       createChatModelFromEnv({

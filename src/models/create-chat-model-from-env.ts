@@ -92,6 +92,13 @@ export function createChatModelFromEnv(
       `OPENAI_BASE_URL is not an http(s) URL: ${JSON.stringify(baseUrl)} (for example https://api.deepseek.com)`,
     );
   }
+  if (read('RUNSTREAM_MODEL_THINKING_BUDGET') !== undefined) {
+    // Read only by the Messages protocol: ignored here, it would look like a budget in force.
+    throw new ModelConfigError(
+      'RUNSTREAM_MODEL_THINKING_BUDGET applies to RUNSTREAM_MODEL_API=anthropic only; a Chat Completions ' +
+        "provider's own budget field (DashScope's thinking_budget …) goes in the extraBody option",
+    );
+  }
   const provider = oneOf(read, 'RUNSTREAM_MODEL_PROVIDER', PROVIDER_IDS);
   const thinking = oneOf(read, 'RUNSTREAM_MODEL_THINKING', THINKING_SETTINGS);
   const reasoningEffort = oneOf(read, 'RUNSTREAM_MODEL_REASONING_EFFORT', REASONING_EFFORTS);

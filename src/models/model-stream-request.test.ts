@@ -221,6 +221,16 @@ describe('streamModelRequest', () => {
     expect(silent.requests).toHaveLength(1);
   });
 
+  it('takes timeouts beyond what a timer holds as "practically never", not as 1 ms', async () => {
+    const running = await start(sse([text('one'), text('two'), DONE], { delayMs: 30 }));
+    const { parts } = request(running, {
+      firstTokenTimeoutMs: 99_999_999_999,
+      idleTimeoutMs: 99_999_999_999,
+    });
+    expect((await collect(parts)).map((part) => part.type)).toEqual(['text-delta', 'text-delta', 'finish']);
+    expect(running.requests).toHaveLength(1);
+  });
+
   it('does not count the time the consumer spends on a part against the idle timeout', async () => {
     const running = await start(sse([text('one'), text('two'), DONE], { delayMs: 0 }));
     const received: ChatStreamPart[] = [];

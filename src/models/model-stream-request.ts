@@ -48,6 +48,12 @@ export interface ModelStreamRequestOptions {
   authHint?: string;
 }
 
+/**
+ * The longest delay a timer takes: Node fires a longer one after 1 ms instead (TimeoutOverflowWarning),
+ * so a timeout set very high to mean "practically never" would end every stream at once.
+ */
+const LONGEST_TIMER_MS = 2_147_483_647;
+
 /** `Retry-After` of a failed attempt, kept beside the error without widening `ModelError`. */
 const retryAfterByError = new WeakMap<ModelError, number>();
 
@@ -143,7 +149,10 @@ async function* streamAttempt(
   const startWaiting = () => {
     waiting = true;
     clearTimeout(timer);
-    timer = setTimeout(() => connection.abort(idleTimeout), options.idleTimeoutMs);
+    timer = setTimeout(
+      () => connection.abort(idleTimeout),
+      Math.min(options.idleTimeoutMs, LONGEST_TIMER_MS),
+    );
   };
   const stopWaiting = () => {
     waiting = false;
@@ -151,7 +160,10 @@ async function* streamAttempt(
   };
   let reader: ReadableStreamDefaultReader<SseMessage> | undefined;
   try {
-    timer = setTimeout(() => connection.abort(firstTokenTimeout), options.firstTokenTimeoutMs);
+    timer = setTimeout(
+      () => connection.abort(firstTokenTimeout),
+      Math.min(options.firstTokenTimeoutMs, LONGEST_TIMER_MS),
+    );
     const response = await (options.fetch ?? globalThis.fetch)(options.url, {
       method: 'POST',
       headers: options.headers,
