@@ -2,9 +2,19 @@ import { isHttpUrl } from '../shared/index.ts';
 import { type AnthropicThinking, buildAnthropicRequestBody } from './anthropic-request-body.ts';
 import { AnthropicTurnReader } from './anthropic-turn-reader.ts';
 import type { ChatModel, ChatRequest, ChatStreamPart } from './chat-model.ts';
-import { type ModelStreamRequestOptions, streamModelRequest } from './model-stream-request.ts';
+import {
+  type ModelRequestPolicyOptions,
+  type ModelStreamRequestOptions,
+  resolveRequestPolicy,
+  streamModelRequest,
+} from './model-stream-request.ts';
 
-export interface AnthropicMessagesModelOptions {
+/**
+ * The retry and timeout options are the shared ones (`ModelRequestPolicyOptions`). Anthropic sends
+ * `ping`s while a turn streams, but thinking may still pause it ("possible delays between streaming
+ * events"), which the idle timeout's default allows for.
+ */
+export interface AnthropicMessagesModelOptions extends ModelRequestPolicyOptions {
   /**
    * The API root that `/v1/messages` is appended to, as `ANTHROPIC_BASE_URL` is for Anthropic's SDKs:
    * `https://api.anthropic.com` (default), `https://api.deepseek.com/anthropic`,
@@ -39,22 +49,6 @@ export interface AnthropicMessagesModelOptions {
   extraBody?: Readonly<Record<string, unknown>>;
   /** Added to a 401/403's message, e.g. "check ANTHROPIC_API_KEY". */
   authHint?: string;
-  fetch?: typeof fetch;
-  /** Retries of a turn that failed before its first part (429, 529, 5xx, network, cut). Default 3. */
-  maxRetries?: number;
-  /** Ceiling of the first jittered retry delay; it doubles per retry. Default 500 ms. */
-  initialDelayMs?: number;
-  /** Ceiling of any retry delay and the longest `retry-after` honoured. Default 20 000 ms. */
-  maxDelayMs?: number;
-  /** From sending the request to the first event (`message_start` comes at once). Default 180 000 ms. */
-  firstTokenTimeoutMs?: number;
-  /**
-   * The longest silence between two chunks. Anthropic sends `ping`s, but thinking may pause the
-   * stream ("possible delays between streaming events"). Default 60 000 ms.
-   */
-  idleTimeoutMs?: number;
-  /** The jitter's source of randomness, a stand-in for `Math.random` in tests. */
-  random?: () => number;
 }
 
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
@@ -63,15 +57,6 @@ export const ANTHROPIC_VERSION = '2023-06-01';
 export const ANTHROPIC_DEFAULT_MAX_OUTPUT_TOKENS = 4096;
 /** "The minimum budget is 1,024 tokens" (extended thinking, Working with thinking budgets). */
 export const ANTHROPIC_MIN_THINKING_BUDGET = 1024;
-
-const DEFAULTS = {
-  maxRetries: 3,
-  initialDelayMs: 500,
-  maxDelayMs: 20_000,
-  // The same as the Chat Completions adapter's, so one setting means one thing whichever API is used.
-  firstTokenTimeoutMs: 180_000,
-  idleTimeoutMs: 60_000,
-};
 
 /**
  * A `ChatModel` over the Anthropic Messages API (`POST {baseUrl}/v1/messages`, `stream: true`), which
@@ -107,35 +92,15 @@ export class AnthropicMessagesModel implements ChatModel {
     if (options.effort !== undefined && options.effort.trim() === '') {
       throw new RangeError('effort must not be empty');
     }
-    const maxRetries = options.maxRetries ?? DEFAULTS.maxRetries;
-    if (!Number.isInteger(maxRetries) || maxRetries < 0) {
-      throw new RangeError(`maxRetries must be a non-negative integer, got ${maxRetries}`);
-    }
-    const initialDelayMs = options.initialDelayMs ?? DEFAULTS.initialDelayMs;
-    const maxDelayMs = options.maxDelayMs ?? DEFAULTS.maxDelayMs;
-    if (!(initialDelayMs >= 0))
-      throw new RangeError(`initialDelayMs must not be negative, got ${initialDelayMs}`);
-    if (!(maxDelayMs >= 0)) throw new RangeError(`maxDelayMs must not be negative, got ${maxDelayMs}`);
-    const firstTokenTimeoutMs = options.firstTokenTimeoutMs ?? DEFAULTS.firstTokenTimeoutMs;
-    const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULTS.idleTimeoutMs;
-    if (!(firstTokenTimeoutMs > 0)) {
-      throw new RangeError(`firstTokenTimeoutMs must be positive, got ${firstTokenTimeoutMs}`);
-    }
-    if (!(idleTimeoutMs > 0)) throw new RangeError(`idleTimeoutMs must be positive, got ${idleTimeoutMs}`);
+    const policy = resolveRequestPolicy(options);
 
     this.name = `anthropic:${options.model}`;
     const apiKey = options.apiKey === '' ? undefined : options.apiKey;
     this.#transport = {
+      ...policy,
       url,
       headers: headersFor(apiKey, options.authScheme ?? 'x-api-key', options.headers),
       secrets: apiKey === undefined ? [] : [apiKey],
-      ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
-      maxRetries,
-      initialDelayMs,
-      maxDelayMs,
-      firstTokenTimeoutMs,
-      idleTimeoutMs,
-      ...(options.random === undefined ? {} : { random: options.random }),
       authHint: options.authHint ?? 'check the API key',
     };
     this.#bodyOptions = {

@@ -28,22 +28,85 @@ export interface TurnStreamReader {
   end(): ChatStreamPart[];
 }
 
-export interface ModelStreamRequestOptions {
+/**
+ * How an adapter's calls are retried and timed: options every adapter takes, with the same defaults,
+ * so one setting means one thing whichever protocol the model speaks.
+ */
+export interface ModelRequestPolicyOptions {
+  fetch?: typeof fetch;
+  /** Retries of a turn that failed before its first part (429, 408, 5xx, 529, network, a cut). Default 3. */
+  maxRetries?: number;
+  /** Ceiling of the first jittered retry delay; it doubles per retry. Default 500 ms. */
+  initialDelayMs?: number;
+  /**
+   * Ceiling of any jittered retry delay, and the longest `Retry-After` honoured: a server asking for
+   * more fails the turn at once instead of stalling a person's run. Default 20 000 ms.
+   */
+  maxDelayMs?: number;
+  /**
+   * From sending the request to the first event of the answer. Generous, because reasoning models
+   * that do not stream their thinking (OpenAI's) and requests queued at a busy provider (which sends
+   * only keep-alive comments meanwhile) say nothing for a long time. Default 180 000 ms.
+   */
+  firstTokenTimeoutMs?: number;
+  /**
+   * The longest silence between two chunks once the answer streams (keep-alive comments and pings
+   * count). Not a budget for the whole turn: a long answer may stream for minutes. Default 60 000 ms.
+   */
+  idleTimeoutMs?: number;
+  /** The jitter's source of randomness, a stand-in for `Math.random` in tests. */
+  random?: () => number;
+}
+
+export const MODEL_REQUEST_DEFAULTS = {
+  maxRetries: 3,
+  initialDelayMs: 500,
+  maxDelayMs: 20_000,
+  firstTokenTimeoutMs: 180_000,
+  idleTimeoutMs: 60_000,
+} as const;
+
+export type ModelRequestPolicy = Required<Omit<ModelRequestPolicyOptions, 'fetch' | 'random'>> &
+  Pick<ModelRequestPolicyOptions, 'fetch' | 'random'>;
+
+/** The policy with its defaults filled in, checked: a `RangeError` names the first option out of range. */
+export function resolveRequestPolicy(options: ModelRequestPolicyOptions): ModelRequestPolicy {
+  const policy: Record<keyof typeof MODEL_REQUEST_DEFAULTS, number> = { ...MODEL_REQUEST_DEFAULTS };
+  for (const name of Object.keys(MODEL_REQUEST_DEFAULTS) as (keyof typeof MODEL_REQUEST_DEFAULTS)[]) {
+    const value = options[name];
+    if (value === undefined) continue;
+    // Retries count; delays may be zero; a timeout of zero would fail every call.
+    const valid =
+      name === 'maxRetries'
+        ? Number.isInteger(value) && value >= 0
+        : name === 'initialDelayMs' || name === 'maxDelayMs'
+          ? value >= 0
+          : value > 0;
+    if (!valid) throw new RangeError(`${name} must be ${RANGE_OF[name]}, got ${value}`);
+    policy[name] = value;
+  }
+  return {
+    ...policy,
+    ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+    ...(options.random === undefined ? {} : { random: options.random }),
+  };
+}
+
+const RANGE_OF: Record<keyof typeof MODEL_REQUEST_DEFAULTS, string> = {
+  maxRetries: 'a non-negative integer',
+  initialDelayMs: 'a number of milliseconds, not negative',
+  maxDelayMs: 'a number of milliseconds, not negative',
+  firstTokenTimeoutMs: 'a positive number of milliseconds',
+  idleTimeoutMs: 'a positive number of milliseconds',
+};
+
+export interface ModelStreamRequestOptions extends ModelRequestPolicy {
   /** The full endpoint, e.g. `https://api.deepseek.com/chat/completions`, `https://api.anthropic.com/v1/messages`. */
   url: string;
   /** Every header to send (content-type, accept, auth, `anthropic-version` …). */
   headers: Readonly<Record<string, string>>;
-  /** Values to remove from every error message (API keys), as whole tokens only; see `redactSecrets`. */
+  /** Values to remove from every error message (API keys); see `redactSecrets`. */
   secrets: readonly string[];
-  fetch?: typeof fetch;
-  maxRetries: number;
-  initialDelayMs: number;
-  maxDelayMs: number;
-  /** From sending the request to the first SSE message of the body. */
-  firstTokenTimeoutMs: number;
-  /** The longest silence between two chunks of the body once it started. */
-  idleTimeoutMs: number;
-  random?: () => number;
   /** Added to the message of a 401/403 (e.g. "check OPENAI_API_KEY"). */
   authHint?: string;
 }

@@ -1,6 +1,12 @@
 import { isHttpUrl } from '../shared/index.ts';
 import type { ChatModel, ChatRequest, ChatStreamPart } from './chat-model.ts';
-import { streamModelRequest, type TurnStreamReader } from './model-stream-request.ts';
+import {
+  type ModelRequestPolicy,
+  type ModelRequestPolicyOptions,
+  resolveRequestPolicy,
+  streamModelRequest,
+  type TurnStreamReader,
+} from './model-stream-request.ts';
 import { buildRequestBody } from './openai-request-body.ts';
 import { OpenAiTurnReader } from './openai-turn-reader.ts';
 import {
@@ -14,7 +20,7 @@ import {
 } from './provider-profile.ts';
 import { PROVIDER_PROFILES } from './provider-profiles.ts';
 
-export interface OpenAiChatModelOptions {
+export interface OpenAiChatModelOptions extends ModelRequestPolicyOptions {
   /**
    * The API root that `/chat/completions` is appended to, e.g. `https://api.openai.com/v1`,
    * `https://api.deepseek.com`, `https://dashscope.aliyuncs.com/compatible-mode/v1`, or a local
@@ -41,40 +47,11 @@ export interface OpenAiChatModelOptions {
    * DeepSeek or Kimi under another host, or a server whose template uses it.
    */
   reasoningHistory?: ReasoningHistoryRule;
-  fetch?: typeof fetch;
-  /** Retries of a turn that failed before its first part (429, 408, 5xx, network). Default 3. */
-  maxRetries?: number;
-  /** Ceiling of the first jittered retry delay; it doubles per retry. Default 500 ms. */
-  initialDelayMs?: number;
-  /**
-   * Ceiling of any jittered retry delay, and the longest `Retry-After` honoured: a server asking for
-   * more fails the turn at once instead of stalling a person's run. Default 20 000 ms.
-   */
-  maxDelayMs?: number;
-  /**
-   * From sending the request to the first event of the answer. Generous, because reasoning models
-   * that do not stream their thinking (OpenAI's) and requests queued at a busy provider (DeepSeek
-   * sends only keep-alive comments meanwhile) say nothing for a long time. Default 180 000 ms.
-   */
-  firstTokenTimeoutMs?: number;
-  /**
-   * The longest silence between two chunks once the answer streams (keep-alive comments count as
-   * chunks). Not a budget for the whole turn: a long answer may stream for minutes. Default 60 000 ms.
-   */
-  idleTimeoutMs?: number;
   /** Shorthand for both timeouts at once, for callers that need only one bound. */
   timeoutMs?: number;
-  /** The jitter's source of randomness, a stand-in for `Math.random` in tests. */
-  random?: () => number;
   /** Provider-specific body fields this adapter does not model, e.g. `{ thinking_budget: 4096 }`. */
   extraBody?: Readonly<Record<string, unknown>>;
 }
-
-const DEFAULT_MAX_RETRIES = 3;
-const DEFAULT_INITIAL_DELAY_MS = 500;
-const DEFAULT_MAX_DELAY_MS = 20_000;
-export const DEFAULT_FIRST_TOKEN_TIMEOUT_MS = 180_000;
-export const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
 
 /**
  * A `ChatModel` over any server that speaks OpenAI's streamed Chat Completions: OpenAI, DeepSeek,
@@ -93,6 +70,7 @@ export class OpenAiChatModel implements ChatModel {
   readonly #endpoint: string;
   readonly #headers: Readonly<Record<string, string>>;
   readonly #secrets: readonly string[];
+  readonly #policy: ModelRequestPolicy;
 
   constructor(options: OpenAiChatModelOptions) {
     if (options.model.trim() === '') throw new RangeError('model must not be empty');
@@ -100,13 +78,18 @@ export class OpenAiChatModel implements ChatModel {
     if (!isHttpUrl(this.#endpoint)) {
       throw new RangeError(`baseUrl is not an http(s) URL: ${JSON.stringify(options.baseUrl)}`);
     }
-    assertNonNegativeInteger('maxRetries', options.maxRetries);
-    assertNonNegative('initialDelayMs', options.initialDelayMs);
-    assertNonNegative('maxDelayMs', options.maxDelayMs);
-    assertPositive('timeoutMs', options.timeoutMs);
-    assertPositive('firstTokenTimeoutMs', options.firstTokenTimeoutMs);
-    assertPositive('idleTimeoutMs', options.idleTimeoutMs);
-    assertPositiveInteger('maxOutputTokens', options.maxOutputTokens);
+    if (options.timeoutMs !== undefined && !(options.timeoutMs > 0))
+      throw new RangeError(`timeoutMs must be a positive number of milliseconds, got ${options.timeoutMs}`);
+    this.#policy = resolveRequestPolicy({
+      ...options,
+      firstTokenTimeoutMs: options.firstTokenTimeoutMs ?? options.timeoutMs,
+      idleTimeoutMs: options.idleTimeoutMs ?? options.timeoutMs,
+    });
+    if (
+      options.maxOutputTokens !== undefined &&
+      !(Number.isInteger(options.maxOutputTokens) && options.maxOutputTokens > 0)
+    )
+      throw new RangeError(`maxOutputTokens must be a positive integer, got ${options.maxOutputTokens}`);
     this.provider = options.provider ?? detectProvider(options.baseUrl);
     this.#profile = PROVIDER_PROFILES[this.provider];
     if (this.#profile === undefined)
@@ -146,17 +129,10 @@ export class OpenAiChatModel implements ChatModel {
     const createReader = (): TurnStreamReader => new OpenAiTurnReader(endpoint);
     return streamModelRequest(
       {
+        ...this.#policy,
         url: endpoint,
         headers: this.#headers,
         secrets: this.#secrets,
-        ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
-        maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
-        initialDelayMs: options.initialDelayMs ?? DEFAULT_INITIAL_DELAY_MS,
-        maxDelayMs: options.maxDelayMs ?? DEFAULT_MAX_DELAY_MS,
-        firstTokenTimeoutMs:
-          options.firstTokenTimeoutMs ?? options.timeoutMs ?? DEFAULT_FIRST_TOKEN_TIMEOUT_MS,
-        idleTimeoutMs: options.idleTimeoutMs ?? options.timeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
-        ...(options.random === undefined ? {} : { random: options.random }),
         authHint: 'check the API key, OPENAI_API_KEY',
       },
       body,
@@ -164,25 +140,4 @@ export class OpenAiChatModel implements ChatModel {
       createReader,
     );
   }
-}
-
-function assertNonNegativeInteger(name: string, value: number | undefined): void {
-  if (value !== undefined && (!Number.isInteger(value) || value < 0)) {
-    throw new RangeError(`${name} must be a non-negative integer, got ${value}`);
-  }
-}
-
-function assertPositiveInteger(name: string, value: number | undefined): void {
-  if (value !== undefined && (!Number.isInteger(value) || value <= 0)) {
-    throw new RangeError(`${name} must be a positive integer, got ${value}`);
-  }
-}
-
-function assertNonNegative(name: string, value: number | undefined): void {
-  if (value !== undefined && !(value >= 0))
-    throw new RangeError(`${name} must not be negative, got ${value}`);
-}
-
-function assertPositive(name: string, value: number | undefined): void {
-  if (value !== undefined && !(value > 0)) throw new RangeError(`${name} must be positive, got ${value}`);
 }
