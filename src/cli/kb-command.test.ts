@@ -43,7 +43,10 @@ beforeAll(() => {
 
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
 
-describe('runstream kb', () => {
+// Each test starts several CLI processes one after another (each loads TypeScript through tsx and
+// opens the index): on two busy cores that takes longer than the suite's default timeout, which is
+// a guard against a hang, not a measure of speed.
+describe('runstream kb', { timeout: 120_000 }, () => {
   it('ingests the demo knowledge, then finds nothing new on a second run', async () => {
     const first = await runstream('kb', 'ingest', KNOWLEDGE);
     expect(first.code).toBe(0);

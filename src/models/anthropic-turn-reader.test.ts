@@ -292,6 +292,13 @@ describe('AnthropicTurnReader', () => {
       { type: 'text-delta', text: 'Hi' },
       { type: 'finish', reason: 'stop' },
     ]);
+    // A compatible server that reports only the output count: no usage rather than zero input.
+    const outputOnly = recording.replace(
+      '"delta":{"stop_reason":"end_turn"}',
+      '"delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":7}',
+    );
+    expect(outputOnly).not.toBe(recording);
+    expect(readTurn(outputOnly).at(-1)).toEqual({ type: 'finish', reason: 'stop' });
   });
 });
 

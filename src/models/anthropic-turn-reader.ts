@@ -254,10 +254,11 @@ export class AnthropicTurnReader implements TurnStreamReader {
    * `inputTokens` counts; `thinking_tokens` is the part of `output_tokens` spent reasoning.
    */
   #usage(): TokenUsage | undefined {
-    if (this.#inputTokens === undefined && this.#outputTokens === undefined) return undefined;
+    // Both totals or none: a count the server never reported must not become a zero.
+    if (this.#inputTokens === undefined || this.#outputTokens === undefined) return undefined;
     const usage: TokenUsage = {
-      inputTokens: (this.#inputTokens ?? 0) + (this.#cacheReadTokens ?? 0) + (this.#cacheCreationTokens ?? 0),
-      outputTokens: this.#outputTokens ?? 0,
+      inputTokens: this.#inputTokens + (this.#cacheReadTokens ?? 0) + (this.#cacheCreationTokens ?? 0),
+      outputTokens: this.#outputTokens,
     };
     if (this.#thinkingTokens !== undefined) usage.reasoningTokens = this.#thinkingTokens;
     if (this.#cacheReadTokens !== undefined) usage.cachedInputTokens = this.#cacheReadTokens;

@@ -27,6 +27,12 @@ export { LOAD_SKILL_TOOL } from './load-skill.ts';
 
 export const MAX_ITERATIONS_HINT = '已达到最大迭代次数，正在生成当前执行结果的总结';
 
+/** What a person is told when the provider ended the answer early (see `#noteCutShort`). */
+const CUT_SHORT_NOTES: Partial<Record<ModelTurn['finishReason'], string>> = {
+  length: '回答达到了模型单次输出的长度上限，后面的内容没有生成。',
+  content_filter: '模型服务的内容安全策略拦截了这次回答，内容可能不完整。',
+};
+
 export type AgentOutcome =
   | { status: 'completed' }
   | { status: 'paused'; checkpoint: AgentCheckpoint }
@@ -117,7 +123,10 @@ export class Agent {
         );
         this.#stepFinished(iterations, turn);
         transcript.push(assistantMessageOf(turn));
-        if (turn.calls.length === 0) return { status: 'completed' };
+        if (turn.calls.length === 0) {
+          this.#noteCutShort(turn);
+          return { status: 'completed' };
+        }
         for (const call of turn.calls)
           this.#parts.calls.open(call.request, this.#classify(call.request.name));
         const pending: PendingWrite[] = [];
@@ -160,6 +169,7 @@ export class Agent {
       );
       this.#stepFinished(iterations + 1, summary);
       transcript.push(assistantMessageOf(summary));
+      this.#noteCutShort(summary);
       return { status: 'completed' };
     } catch (error) {
       if (signal.aborted) throw signal.reason;
@@ -237,6 +247,19 @@ export class Agent {
       finishReason: turn.finishReason,
       ...(turn.usage === undefined ? {} : { usage: turn.usage }),
     });
+  }
+
+  /**
+   * An answer the provider cut at the output limit, or filtered, would otherwise end like a whole
+   * one: the person reading it is told, in a block that stays after a refresh.
+   */
+  #noteCutShort(turn: ModelTurn): void {
+    const note = CUT_SHORT_NOTES[turn.finishReason];
+    if (note === undefined) return;
+    const blockId = this.#parts.blocks.newBlockId();
+    this.#options.log.append({ type: 'block.started', blockId, kind: 'error' });
+    this.#options.log.append({ type: 'block.delta', blockId, text: note });
+    this.#parts.blocks.endBlock(blockId, 'done');
   }
 
   /** Pause the run: the pending calls (the decisions' or the host's) and where to go on from. */

@@ -172,6 +172,12 @@ describe('token usage in the runtime', () => {
       },
     ]);
     expect(finishedOf(cutLog)?.usage).toEqual({ inputTokens: 1500, outputTokens: 4 });
+    // …and the person reading it is told, in a block that a refresh keeps.
+    expect(cutLog.state.status).toBe('completed');
+    expect(cutLog.state.blocks.map((block) => [block.kind, 'text' in block ? block.text : ''])).toEqual([
+      ['answer', '订单还没发货'],
+      ['error', '回答达到了模型单次输出的长度上限，后面的内容没有生成。'],
+    ]);
   });
 
   it('sums the stretches before and after a confirmation, numbering steps across the pause', async () => {
