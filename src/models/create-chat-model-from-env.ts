@@ -206,8 +206,9 @@ const ANTHROPIC_THINKING_SETTINGS = ['on', 'off', 'adaptive'] as const;
 export const ANTHROPIC_DEFAULT_THINKING_BUDGET = 2048;
 
 /**
- * `output_config.effort` takes `low`, `medium` and `high` (DeepSeek's endpoint also `max`); the
- * efforts runstream accepts everywhere map onto the nearest of those.
+ * `output_config.effort` takes `low`, `medium`, `high` and, on the models that have it (and
+ * DeepSeek's endpoint), `max`; `xhigh` exists only on the newest Claude models, so it asks for `high`,
+ * which every model takes, and `minimal` for `low`.
  */
 const ANTHROPIC_EFFORTS: Record<ReasoningEffort, string> = {
   minimal: 'low',
