@@ -1,10 +1,12 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { isRecord } from '../../shared/index.ts';
 import type { ProviderRefusal } from './provider-refusal.ts';
 
 /**
  * What Anthropic's Messages API refuses (https://docs.claude.com/en/api/messages,
- * https://docs.claude.com/en/docs/build-with-claude/extended-thinking, …/tool-use/handle-tool-calls),
- * with the messages Anthropic answers. PROVIDER-RULES.md lists each rule with its source.
+ * https://docs.claude.com/en/docs/build-with-claude/extended-thinking, …/tool-use/handle-tool-calls,
+ * https://platform.claude.com/docs/en/build-with-claude/thinking-tool-workflows for adaptive
+ * thinking), with the messages Anthropic answers. PROVIDER-RULES.md lists each rule with its source.
  */
 
 /** The thinking this server streamed: what a later request must send back unchanged. */
@@ -13,12 +15,19 @@ export interface IssuedThinking {
   signed: Map<string, string>;
   /** `data` of the redacted thinking blocks streamed. */
   redacted: Set<string>;
+  /**
+   * The `tool_use` ids of responses that thought before calling: in adaptive mode Claude may skip
+   * thinking, and only a turn that did think has a thinking block to give back.
+   */
+  toolUsesAfterThinking: Set<string>;
+}
+
+/** An empty record of issued thinking, for a server that has streamed nothing yet. */
+export function noThinkingIssued(): IssuedThinking {
+  return { signed: new Map(), redacted: new Set(), toolUsesAfterThinking: new Set() };
 }
 
 type Json = Record<string, unknown>;
-const isRecord = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 function refuse(
   rule: string,
   message: string,
@@ -59,17 +68,26 @@ export function checkMessagesRequest(
     );
   }
   const messages = body.messages as Json[];
+  const thinking = isRecord(body.thinking) ? body.thinking.type : undefined;
+  const pairing = toolPairProblem(messages);
   return (
     checkThinkingSettings(body) ??
-    checkToolPairs(messages) ??
+    (pairing === undefined ? undefined : refuse(pairing.rule, pairing.message)) ??
     checkThinkingBlocks(messages, issued) ??
-    (isRecord(body.thinking) && body.thinking.type === 'enabled' ? checkFinalTurnThinks(messages) : undefined)
+    (thinking === 'enabled' || thinking === 'adaptive'
+      ? checkFinalTurnThinks(messages, thinking === 'enabled' ? undefined : issued.toolUsesAfterThinking)
+      : undefined)
   );
 }
 
-/** `budget_tokens` ≥ 1024 and below `max_tokens`; no temperature but 1 while thinking. */
+/**
+ * `budget_tokens` ≥ 1024 and below `max_tokens`; no temperature but 1 while thinking, adaptive
+ * thinking included (the refusal's own wording names both modes).
+ */
 function checkThinkingSettings(body: Json): ProviderRefusal | undefined {
-  if (!isRecord(body.thinking) || body.thinking.type !== 'enabled') return undefined;
+  if (!isRecord(body.thinking)) return undefined;
+  if (body.thinking.type === 'adaptive') return checkThinkingTemperature(body);
+  if (body.thinking.type !== 'enabled') return undefined;
   const budget = body.thinking.budget_tokens;
   if (typeof budget !== 'number' || budget < 1024) {
     return refuse(
@@ -80,6 +98,10 @@ function checkThinkingSettings(body: Json): ProviderRefusal | undefined {
   if (typeof body.max_tokens === 'number' && body.max_tokens <= budget) {
     return refuse('anthropic.thinking_budget', '`max_tokens` must be greater than `thinking.budget_tokens`.');
   }
+  return checkThinkingTemperature(body);
+}
+
+function checkThinkingTemperature(body: Json): ProviderRefusal | undefined {
   if (body.temperature !== undefined && body.temperature !== 1) {
     return refuse(
       'anthropic.thinking_temperature',
@@ -89,8 +111,11 @@ function checkThinkingSettings(body: Json): ProviderRefusal | undefined {
   return undefined;
 }
 
-/** Each `tool_use` is answered by a `tool_result` in the very next (user) message, and only those. */
-function checkToolPairs(messages: Json[]): ProviderRefusal | undefined {
+/**
+ * Each `tool_use` is answered by a `tool_result` in the very next (user) message, and only those:
+ * the rule and Anthropic's wording, for any Messages endpoint to wrap in its own error body.
+ */
+export function toolPairProblem(messages: readonly Json[]): { rule: string; message: string } | undefined {
   for (const [index, message] of messages.entries()) {
     const previous = messages[index - 1];
     const calls = new Set(
@@ -102,11 +127,12 @@ function checkToolPairs(messages: Json[]): ProviderRefusal | undefined {
     );
     for (const [blockIndex, block] of blocksOf(message).entries()) {
       if (block.type === 'tool_result' && !calls.has(String(block.tool_use_id))) {
-        return refuse(
-          'anthropic.tool_result_answers_tool_use',
-          `messages.${index}.content.${blockIndex}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ` +
+        return {
+          rule: 'anthropic.tool_result_answers_tool_use',
+          message:
+            `messages.${index}.content.${blockIndex}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ` +
             `${String(block.tool_use_id)}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`,
-        );
+        };
       }
     }
     if (message.role !== 'assistant') continue;
@@ -122,11 +148,12 @@ function checkToolPairs(messages: Json[]): ProviderRefusal | undefined {
     );
     const missing = uses.map((block) => String(block.id)).filter((id) => !answered.has(id));
     if (missing.length > 0) {
-      return refuse(
-        'anthropic.every_tool_use_answered',
-        `messages.${index + 1}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ` +
+      return {
+        rule: 'anthropic.every_tool_use_answered',
+        message:
+          `messages.${index + 1}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ` +
           `${missing.join(', ')}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`,
-      );
+      };
     }
   }
   return undefined;
@@ -159,15 +186,24 @@ function checkThinkingBlocks(messages: Json[], issued: IssuedThinking): Provider
 
 /**
  * With thinking on, the last assistant message of a tool loop (the one whose tool_use the request
- * answers) starts with its thinking block.
+ * answers) starts with its thinking block. Adaptive thinking has the same round-trip rules, but
+ * Claude may skip thinking there: `thoughtBefore` (the tool_use ids of responses that did think)
+ * limits the rule to a turn that had a thinking block to give back.
  */
-function checkFinalTurnThinks(messages: Json[]): ProviderRefusal | undefined {
+function checkFinalTurnThinks(
+  messages: Json[],
+  thoughtBefore?: ReadonlySet<string>,
+): ProviderRefusal | undefined {
   let index = messages.length - 1;
   while (index >= 0 && messages[index]?.role !== 'assistant') index--;
   const last = messages[index];
   if (last === undefined) return undefined;
   const blocks = blocksOf(last);
-  if (!blocks.some((block) => block.type === 'tool_use')) return undefined;
+  const uses = blocks.filter((block) => block.type === 'tool_use');
+  if (uses.length === 0) return undefined;
+  if (thoughtBefore !== undefined && !uses.some((block) => thoughtBefore.has(String(block.id)))) {
+    return undefined;
+  }
   const first = blocks[0];
   if (first?.type === 'thinking' || first?.type === 'redacted_thinking') return undefined;
   return refuse(
@@ -183,6 +219,7 @@ function checkFinalTurnThinks(messages: Json[]): ProviderRefusal | undefined {
 /** The thinking blocks of one streamed Messages response, to remember as issued. */
 export function thinkingIssuedBy(sseBody: string, into: IssuedThinking): void {
   const text = new Map<number, string>();
+  let thought = false;
   for (const frame of sseBody.split('\n\n')) {
     const line = frame.split('\n').find((candidate) => candidate.startsWith('data:'));
     if (line === undefined) continue;
@@ -195,10 +232,16 @@ export function thinkingIssuedBy(sseBody: string, into: IssuedThinking): void {
     if (!isRecord(event)) continue;
     const index = typeof event.index === 'number' ? event.index : -1;
     const block = isRecord(event.content_block) ? event.content_block : undefined;
-    if (event.type === 'content_block_start' && block?.type === 'thinking')
-      text.set(index, String(block.thinking));
+    if (event.type === 'content_block_start' && block?.type === 'thinking') {
+      text.set(index, String(block.thinking ?? ''));
+      thought = true;
+    }
     if (event.type === 'content_block_start' && block?.type === 'redacted_thinking') {
       into.redacted.add(String(block.data));
+      thought = true;
+    }
+    if (event.type === 'content_block_start' && block?.type === 'tool_use' && thought) {
+      into.toolUsesAfterThinking.add(String(block.id));
     }
     const delta = isRecord(event.delta) ? event.delta : undefined;
     if (delta?.type === 'thinking_delta') text.set(index, (text.get(index) ?? '') + String(delta.thinking));

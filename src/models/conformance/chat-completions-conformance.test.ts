@@ -1,4 +1,5 @@
 import { expect } from 'vitest';
+import { isRecord } from '../../shared/index.ts';
 import { createChatModelFromEnv } from '../create-chat-model-from-env.ts';
 import type { ChatCompletionsProvider } from './chat-completions-rules.ts';
 import { describeProviderConformance, type ToolExchange } from './test-support/provider-conformance.ts';
@@ -22,9 +23,6 @@ interface ProviderCase {
   /** The documented switch the recording's reasoning presumes (a request without it streams none). */
   thinkingSwitch?(body: Record<string, unknown>): boolean;
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const CASES: ProviderCase[] = [
   // deepseek-reasoner always thinks; its tool loop needs `reasoning_content` back.

@@ -1,3 +1,4 @@
+import { isRecord } from '../../shared/index.ts';
 import { openAiError, type ProviderRefusal } from './provider-refusal.ts';
 
 /**
@@ -42,9 +43,6 @@ export function checkChatCompletionsRequest(
 function refuse(rule: string, body: unknown, status = 400): ProviderRefusal {
   return { status, body, rule };
 }
-
-const isRecord = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function toolCallsOf(message: Json): Json[] {
   return Array.isArray(message.tool_calls) ? message.tool_calls.filter(isRecord) : [];

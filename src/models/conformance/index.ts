@@ -5,5 +5,6 @@
  */
 export * from './anthropic-messages-rules.ts';
 export * from './chat-completions-rules.ts';
+export * from './deepseek-messages-rules.ts';
 export * from './provider-refusal.ts';
 export * from './replay-server.ts';

@@ -1,6 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { type ReplayProvider, type ReplayServer, startReplayServer } from './replay-server.ts';
-import { RECORDED, type RecordingName, recording } from './test-support/recordings.ts';
+import {
+  RECORDED,
+  type RecordingName,
+  recording,
+  signatureOf,
+  withoutFrames,
+} from './test-support/recordings.ts';
 
 /**
  * The replay server's rules, over raw `fetch`: a request that breaks a provider's documented rule
@@ -457,5 +463,176 @@ describe('Anthropic Messages', () => {
       headers: { 'anthropic-version': '2023-06-01' },
     });
     expect(keyless).toMatchObject({ status: 401, json: { error: { type: 'authentication_error' } } });
+  });
+});
+
+describe('Anthropic adaptive thinking', () => {
+  const HEADERS = { 'x-api-key': 'sk-ant-test', 'anthropic-version': '2023-06-01' };
+  const PATH = '/v1/messages';
+  const toolUse = {
+    type: 'tool_use',
+    id: 'toolu_01Js4AMfx5qpTLhwTusnvT68',
+    name: 'query_order',
+    input: { orderId: '88235' },
+  };
+  const request = (assistant: unknown[], extra: Record<string, unknown> = {}) => ({
+    model: 'claude-opus-4-6',
+    max_tokens: 4096,
+    stream: true,
+    thinking: { type: 'adaptive' },
+    messages: [
+      { role: 'user', content: '订单 88235 到哪了？' },
+      { role: 'assistant', content: assistant },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolUse.id, content: '已发货' }] },
+    ],
+    ...extra,
+  });
+
+  /** A server whose first response is `first`, already streamed. */
+  async function afterFirstTurn(first: { body: string; name?: string }) {
+    server = await startReplayServer({
+      provider: 'anthropic',
+      responses: [first, recording('anthropic', 'answer')],
+    });
+    const streamed = await post(
+      server,
+      { ...request([]), messages: [{ role: 'user', content: 'hi' }] },
+      { path: PATH, headers: HEADERS },
+    );
+    expect(streamed.status).toBe(200);
+    return server;
+  }
+
+  it('refuses a final tool-loop turn without the thinking block its response carried', async () => {
+    const running = await afterFirstTurn(recording('anthropic', 'query-order'));
+    const answer = await post(running, request([toolUse]), { path: PATH, headers: HEADERS });
+    expect(answer.status).toBe(400);
+    expect((answer.json as { error: { message: string } }).error.message).toMatch(
+      /^messages\.1\.content\.0\.type: Expected `thinking` or `redacted_thinking`, but found `tool_use`\./,
+    );
+    const thinking = {
+      type: 'thinking',
+      thinking: RECORDED.reasoning['query-order'],
+      signature: signatureOf(recording('anthropic', 'query-order')),
+    };
+    const kept = await post(running, request([thinking, toolUse]), { path: PATH, headers: HEADERS });
+    expect(kept.status).toBe(200);
+  });
+
+  it('asks nothing of a turn that Claude answered without thinking, and no temperature but 1', async () => {
+    const unthinking = withoutFrames(
+      recording('anthropic', 'query-order'),
+      'no thinking',
+      (event) => event.index === 0,
+    );
+    expect(unthinking.body).not.toContain('"thinking"');
+    const running = await afterFirstTurn(unthinking);
+    const hot = await post(running, request([toolUse], { temperature: 0.3 }), {
+      path: PATH,
+      headers: HEADERS,
+    });
+    expect(hot.status).toBe(400);
+    expect((hot.json as { error: { message: string } }).error.message).toMatch(
+      /^`temperature` may only be set to 1/,
+    );
+    const answer = await post(running, request([toolUse]), { path: PATH, headers: HEADERS });
+    expect(answer.status).toBe(200);
+  });
+});
+
+describe("DeepSeek's Anthropic format", () => {
+  const PATH = '/v1/messages';
+  const KEY = { 'x-api-key': 'sk-deepseek-test' };
+  const toolUse = (id: string) => ({
+    type: 'tool_use',
+    id,
+    name: 'query_order',
+    input: { orderId: '88235' },
+  });
+  const toolResult = (id: string) => ({ type: 'tool_result', tool_use_id: id, content: '已发货' });
+  const body = (messages: unknown[], extra: Record<string, unknown> = {}) => ({
+    model: 'deepseek-v4-pro',
+    max_tokens: 4096,
+    stream: true,
+    messages,
+    ...extra,
+  });
+  const loop = (assistant: unknown[]) => [
+    { role: 'user', content: '订单 88235 到哪了？' },
+    { role: 'assistant', content: [...assistant, toolUse('call_1')] },
+    { role: 'user', content: [toolResult('call_1')] },
+  ];
+  const THINKING_BACK = {
+    error: {
+      message: 'The `content[].thinking` in the thinking mode must be passed back to the API.',
+      type: 'invalid_request_error',
+      param: null,
+      code: 'invalid_request_error',
+    },
+  };
+
+  it('refuses a tool loop whose calling turn comes back without its thinking, thinking being on by default', async () => {
+    const running = await replay('deepseek-anthropic');
+    const answer = await post(running, body(loop([])), { path: PATH, headers: KEY });
+    expect(answer).toMatchObject({ status: 400, json: THINKING_BACK });
+    expect(running.refusals().map((refusal) => refusal.rule)).toEqual(['deepseek.thinking_back']);
+  });
+
+  it('serves the loop once a thinking block comes back, even empty and unsigned, with either key header', async () => {
+    const running = await replay('deepseek-anthropic');
+    const empty = await post(running, body(loop([{ type: 'thinking', thinking: '', signature: '' }])), {
+      path: PATH,
+      headers: { authorization: 'Bearer sk-deepseek-test' },
+    });
+    expect(empty).toMatchObject({ status: 200, text: recording('deepseek-anthropic', 'query-order').body });
+    const keyless = await post(running, body(loop([{ type: 'thinking', thinking: 'x' }])), { path: PATH });
+    expect(keyless).toMatchObject({
+      status: 401,
+      json: {
+        error: { type: 'authentication_error', message: expect.stringMatching(/^Authentication Fails/) },
+      },
+    });
+  });
+
+  it('keeps requiring it in every later request, for every assistant message of the stretch, but not for a stretch without tool calls, nor with thinking off', async () => {
+    const running = await replay('deepseek-anthropic', ['query-order', 'answer', 'answer']);
+    const thinking = { type: 'thinking', thinking: 'r' };
+    /** A finished tool loop, then the user's next line. */
+    const later = (toolTurn: unknown[], answerTurn: unknown[]) => [
+      ...loop(toolTurn),
+      { role: 'assistant', content: [...answerTurn, { type: 'text', text: '已发货。' }] },
+      { role: 'user', content: '谢谢' },
+    ];
+    const send = async (messages: unknown[], extra: Record<string, unknown> = {}) =>
+      post(running, body(messages, extra), { path: PATH, headers: KEY });
+    expect(await send(later([], []))).toMatchObject({ status: 400, json: THINKING_BACK });
+    expect(await send(later([thinking], []))).toMatchObject({ status: 400, json: THINKING_BACK });
+    const chatOnly = [
+      { role: 'user', content: '你好' },
+      { role: 'assistant', content: [{ type: 'text', text: '你好！' }] },
+      { role: 'user', content: '订单 88235 到哪了？' },
+    ];
+    expect((await send(chatOnly)).status).toBe(200);
+    expect((await send(later([], []), { thinking: { type: 'disabled' } })).status).toBe(200);
+    expect((await send(later([thinking], [thinking]))).status).toBe(200);
+  });
+
+  it('refuses a tool_use without its tool_result in its own error shape', async () => {
+    const running = await replay('deepseek-anthropic');
+    const unanswered = [
+      { role: 'user', content: '订单 88235 到哪了？' },
+      { role: 'assistant', content: [{ type: 'thinking', thinking: 'r' }, toolUse('call_1')] },
+      { role: 'user', content: [{ type: 'text', text: '?' }] },
+    ];
+    const answer = await post(running, body(unanswered), { path: PATH, headers: KEY });
+    expect(answer).toMatchObject({
+      status: 400,
+      json: {
+        error: {
+          type: 'invalid_request_error',
+          message: expect.stringMatching(/^messages\.2: `tool_use` ids/),
+        },
+      },
+    });
   });
 });

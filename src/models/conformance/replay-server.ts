@@ -1,18 +1,32 @@
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { checkMessagesRequest, type IssuedThinking, thinkingIssuedBy } from './anthropic-messages-rules.ts';
+import {
+  checkMessagesRequest,
+  type IssuedThinking,
+  noThinkingIssued,
+  thinkingIssuedBy,
+} from './anthropic-messages-rules.ts';
 import { type ChatCompletionsProvider, checkChatCompletionsRequest } from './chat-completions-rules.ts';
+import { checkDeepSeekMessagesRequest } from './deepseek-messages-rules.ts';
 import type { ProviderRefusal } from './provider-refusal.ts';
 
 /**
  * A real `node:http` server on an ephemeral port that plays one scenario's recorded provider
  * responses, in order, to an adapter under test: `POST …/chat/completions` for the OpenAI-compatible
- * providers, `POST …/v1/messages` for Anthropic. Every request is kept and checked against the
+ * providers, `POST …/v1/messages` for the Anthropic Messages ones (Claude, and DeepSeek's
+ * Anthropic-format endpoint as `deepseek-anthropic`). Every request is kept and checked against the
  * provider's documented rules first; a request that breaks one gets the provider's own refusal
  * (status and body) instead of the next recording, exactly where the provider would refuse it.
  */
 
-export type ReplayProvider = ChatCompletionsProvider | 'anthropic';
+/** The providers replayed over the Anthropic Messages protocol. */
+export type MessagesProvider = 'anthropic' | 'deepseek-anthropic';
+
+export type ReplayProvider = ChatCompletionsProvider | MessagesProvider;
+
+export function isMessagesProvider(provider: ReplayProvider): provider is MessagesProvider {
+  return provider === 'anthropic' || provider === 'deepseek-anthropic';
+}
 
 export interface RecordedResponse {
   /** The response body as the provider streamed it: SSE frames, byte for byte. */
@@ -44,7 +58,7 @@ export interface ReplayedRequest {
 export interface ReplayServer {
   /** The OpenAI-compatible API root, `http://127.0.0.1:<port>/v1` (`/chat/completions` is appended). */
   baseUrl: string;
-  /** The bare origin, `http://127.0.0.1:<port>`: Anthropic's base URL (`/v1/messages` is appended). */
+  /** The bare origin, `http://127.0.0.1:<port>`: a Messages base URL (`/v1/messages` is appended). */
   origin: string;
   requests: ReplayedRequest[];
   /** The refusals answered so far. */
@@ -54,7 +68,7 @@ export interface ReplayServer {
 
 export async function startReplayServer(options: ReplayServerOptions): Promise<ReplayServer> {
   const requests: ReplayedRequest[] = [];
-  const issued: IssuedThinking = { signed: new Map(), redacted: new Set() };
+  const issued = noThinkingIssued();
   let served = 0;
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -92,7 +106,7 @@ export async function startReplayServer(options: ReplayServerOptions): Promise<R
         return;
       }
       served++;
-      if (options.provider === 'anthropic') thinkingIssuedBy(recorded.body, issued);
+      if (isMessagesProvider(options.provider)) thinkingIssuedBy(recorded.body, issued);
       requests.push({ ...base, answer: { served: recorded.name ?? `response ${served}` } });
       writeStream(response, recorded);
     });
@@ -127,13 +141,18 @@ function checkRequest(
   if (json === undefined) {
     return { status: 400, rule: 'replay.json', body: { error: { message: 'the body is not JSON' } } };
   }
-  return provider === 'anthropic'
-    ? checkMessagesRequest(headers, json, issued)
-    : checkChatCompletionsRequest(provider, json);
+  switch (provider) {
+    case 'anthropic':
+      return checkMessagesRequest(headers, json, issued);
+    case 'deepseek-anthropic':
+      return checkDeepSeekMessagesRequest(headers, json);
+    default:
+      return checkChatCompletionsRequest(provider, json);
+  }
 }
 
 function routeRefusal(provider: ReplayProvider, method: string, path: string): ProviderRefusal | undefined {
-  const route = provider === 'anthropic' ? '/v1/messages' : '/chat/completions';
+  const route = isMessagesProvider(provider) ? '/v1/messages' : '/chat/completions';
   if (method === 'POST' && path.endsWith(route)) return undefined;
   return {
     status: 404,

@@ -4,6 +4,7 @@ import type { RunLog } from '../../../runtime/index.ts';
 import type { ChatModel, TokenUsage } from '../../chat-model.ts';
 import { refusalMessage } from '../provider-refusal.ts';
 import {
+  type RecordedResponse,
   type ReplayedRequest,
   type ReplayProvider,
   type ReplayServer,
@@ -38,6 +39,10 @@ export interface ToolExchange {
 
 export interface ProviderConformanceOptions {
   provider: ReplayProvider;
+  /** Names a variant of the provider's suite in the test titles, e.g. `adaptive, display omitted`. */
+  variant?: string;
+  /** The response for each recording; default `recording(provider, name)`. */
+  recording?(name: RecordingName): RecordedResponse;
   /** The adapter under test, pointed at the replay server, as a user would configure it. */
   createModel(server: ReplayServer): ChatModel;
   /** Reads the tool exchange out of a request body in the provider's wire format. */
@@ -55,7 +60,10 @@ export function describeProviderConformance(options: ProviderConformanceOptions)
   const { provider } = options;
   const usage = RECORDED_USAGE[provider];
 
-  describe(`${provider} conformance (recorded streams, real runtime)`, () => {
+  const replayed = options.recording ?? ((name: RecordingName) => recording(provider, name));
+  const title = options.variant === undefined ? provider : `${provider}, ${options.variant}`;
+
+  describe(`${title} conformance (recorded streams, real runtime)`, () => {
     const cleanup: (() => Promise<void>)[] = [];
     afterEach(async () => {
       for (const step of cleanup.splice(0).reverse()) await step();
@@ -64,7 +72,7 @@ export function describeProviderConformance(options: ProviderConformanceOptions)
     async function setUp(names: RecordingName[]) {
       const server = await startReplayServer({
         provider,
-        responses: names.map((name) => recording(provider, name)),
+        responses: names.map(replayed),
       });
       cleanup.push(() => server.close());
       const runtime = await openConformanceRuntime(options.createModel(server));

@@ -34,6 +34,38 @@ export function recording(provider: ReplayProvider, name: RecordingName): Record
 }
 
 /**
+ * A recording with some of its SSE frames left out, for a documented variant of the same stream
+ * (Claude's thinking with `display: "omitted"` streams no `thinking_delta`; a DeepSeek deployment
+ * that signs nothing streams no `signature_delta`). `variant` names it in failure messages.
+ */
+export function withoutFrames(
+  recorded: RecordedResponse,
+  variant: string,
+  drop: (event: Record<string, unknown>) => boolean,
+): RecordedResponse {
+  const frames = recorded.body.split(/(?<=\n\n)/).filter((frame) => {
+    const line = frame.split('\n').find((candidate) => candidate.startsWith('data:'));
+    if (line === undefined) return true;
+    try {
+      const event: unknown = JSON.parse(line.slice('data:'.length));
+      return !(typeof event === 'object' && event !== null && drop(event as Record<string, unknown>));
+    } catch {
+      return true;
+    }
+  });
+  return { ...recorded, body: frames.join(''), name: `${recorded.name ?? 'recording'} (${variant})` };
+}
+
+/** Whether an SSE event is a `content_block_delta` of the given delta type. */
+export const isDelta =
+  (type: string) =>
+  (event: Record<string, unknown>): boolean =>
+    event.type === 'content_block_delta' &&
+    typeof event.delta === 'object' &&
+    event.delta !== null &&
+    (event.delta as Record<string, unknown>).type === type;
+
+/**
  * The usage each recording reports, read off its usage frame with the provider's documented fields
  * (PROVIDER-RULES.md, "usage"): details only where the provider reports them, so a detail absent
  * here must be absent from the adapter's `TokenUsage`, not zero.
@@ -90,6 +122,13 @@ export const RECORDED_USAGE: Record<ReplayProvider, Record<RecordingName, TokenU
     answer: { inputTokens: 197, outputTokens: 18 },
   },
   // Anthropic's `input_tokens` leaves cache reads out: input = input_tokens + cache reads + cache writes.
+  // DeepSeek's Anthropic format reports the same fields and no reasoning count.
+  'deepseek-anthropic': {
+    'query-order': { inputTokens: 339, outputTokens: 83, cachedInputTokens: 320 },
+    'query-two-orders': { inputTokens: 347, outputTokens: 121, cachedInputTokens: 320 },
+    'cancel-order': { inputTokens: 341, outputTokens: 86, cachedInputTokens: 320 },
+    answer: { inputTokens: 452, outputTokens: 57, cachedInputTokens: 384 },
+  },
   anthropic: {
     'query-order': { inputTokens: 424, outputTokens: 119, cachedInputTokens: 0 },
     'query-two-orders': { inputTokens: 502, outputTokens: 137, cachedInputTokens: 0 },
@@ -147,9 +186,19 @@ export const RECORDED_CALL_IDS: Record<
     'query-two-orders': ['1wNpqrejg1FCTjf6xq8JRCGKgWZO74AL', 'Zq8RtY3mVb6Kc1NxWe4LhGf9Ds2PaJ7u'],
     'cancel-order': ['1wNpqrejg1FCTjf6xq8JRCGKgWZO74AL'],
   },
+  'deepseek-anthropic': {
+    'query-order': ['call_00_ioIn7yN9p1ZOMNpDLwd4MgAF'],
+    'query-two-orders': ['call_00_ioIn7yN9p1ZOMNpDLwd4MgAF', 'call_01_Wm3kTq8ZrYb2Lx5NcVe7HsDu'],
+    'cancel-order': ['call_00_ioIn7yN9p1ZOMNpDLwd4MgAF'],
+  },
   anthropic: {
     'query-order': ['toolu_01Js4AMfx5qpTLhwTusnvT68'],
     'query-two-orders': ['toolu_01UYxUYC2zRPY8wiutnF48eP', 'toolu_01VaRx1jpWCvPhi7L4kywAcd'],
     'cancel-order': ['toolu_01Fz6GmT9xKe4NqP1rBw8JcY'],
   },
 };
+
+/** The signature a recorded Messages stream gives its first thinking block (`signature_delta`). */
+export function signatureOf(recorded: RecordedResponse): string | undefined {
+  return /"signature_delta","signature":"([^"]+)"/.exec(recorded.body)?.[1];
+}
