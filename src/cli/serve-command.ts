@@ -27,7 +27,7 @@ export async function serveCommand(): Promise<number> {
       '',
       `runstream is listening on ${server.url}`,
       `chat page: ${server.url}/`,
-      `model: ${server.modelName}${server.modelName === 'novashop-demo' ? ' (the offline demo model; set OPENAI_BASE_URL, OPENAI_API_KEY and RUNSTREAM_MODEL for a real one)' : ''}`,
+      `model: ${server.modelName}${server.modelName === 'novashop-demo' ? ' (the offline demo model; for a real one set RUNSTREAM_MODEL with OPENAI_BASE_URL and OPENAI_API_KEY, or ANTHROPIC_API_KEY: docs/models.md)' : ''}`,
       `demo user token: ${server.demoToken}`,
       ...(isLoopback(process.env.HOST) || process.env.RUNSTREAM_DEMO_LOGIN?.toLowerCase() === 'off'
         ? []
