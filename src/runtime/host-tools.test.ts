@@ -2,7 +2,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { type ChatRequest, ScriptedChatModel, textTurn, toolCallTurn } from '../models/index.ts';
 import type { Block, LoggedRunEvent, ToolBlock } from '../protocol/index.ts';
 import { MemoryRunStore, openDatabase, type RunStore, SqliteRunStore } from '../store/index.ts';
@@ -10,7 +9,7 @@ import type { HostToolDefinition } from './host-tool.ts';
 import type { RunError } from './run-error.ts';
 import type { RunLog } from './run-log.ts';
 import { RunManager } from './run-manager.ts';
-import type { Tool } from './tool.ts';
+import { recordingCancelOrder } from './test-support/recording-cancel-order.ts';
 
 const readFile: HostToolDefinition = {
   name: 'read_local_file',
@@ -28,21 +27,7 @@ const localTime: HostToolDefinition = {
   parameters: { type: 'object', properties: { timezone: { type: 'string' } } },
 };
 
-const executed: string[] = [];
-const cancelOrder: Tool<{ orderId: string }, unknown> = {
-  name: 'cancel_order',
-  title: '取消订单',
-  description: 'Cancel an unshipped order.',
-  parameters: z.object({ orderId: z.string() }),
-  effect: 'write',
-  async confirm(args) {
-    return { title: '取消订单', description: `订单 ${args.orderId}`, details: [] };
-  },
-  async execute(args) {
-    executed.push(args.orderId);
-    return { orderId: args.orderId, status: '已取消' };
-  },
-};
+const { tool: cancelOrder, executed } = recordingCancelOrder();
 
 /** A store and a way to open it again as a new process would (for SQLite, a new connection). */
 interface StoreFixture {

@@ -1,5 +1,4 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { type ChatModel, ScriptedChatModel, textTurn, toolCallTurn } from '../models/index.ts';
 import { toMessage } from '../protocol/index.ts';
 import { MemoryRunStore, type RunStore } from '../store/index.ts';
@@ -7,23 +6,10 @@ import type { RunError } from './run-error.ts';
 import { CONFIRMATION_PENDING_MESSAGE } from './run-error.ts';
 import { INTERRUPTED_MESSAGE, RunManager } from './run-manager.ts';
 import type { Skill } from './skill.ts';
+import { recordingCancelOrder } from './test-support/recording-cancel-order.ts';
 import type { Tool } from './tool.ts';
 
-const executed: string[] = [];
-const cancelOrder: Tool<{ orderId: string }, unknown> = {
-  name: 'cancel_order',
-  title: '取消订单',
-  description: 'Cancel an unshipped order.',
-  parameters: z.object({ orderId: z.string() }),
-  effect: 'write',
-  async confirm(args) {
-    return { title: '取消订单', description: `订单 ${args.orderId}`, details: [] };
-  },
-  async execute(args) {
-    executed.push(args.orderId);
-    return { orderId: args.orderId, status: '已取消' };
-  },
-};
+const { tool: cancelOrder, executed } = recordingCancelOrder();
 const skills: Skill[] = [];
 
 let store: RunStore;

@@ -15,6 +15,7 @@ import type { LoggedRunEvent, RunFinishedEvent, StepFinishedEvent } from '../pro
 import { MemoryRunStore, openDatabase, type RunStore, SqliteRunStore } from '../store/index.ts';
 import type { RunLog } from './run-log.ts';
 import { RunManager } from './run-manager.ts';
+import { recordingCancelOrder } from './test-support/recording-cancel-order.ts';
 import type { AnyTool, Tool } from './tool.ts';
 
 /**
@@ -37,21 +38,7 @@ const FIRST_AND_SECOND: TokenUsage = {
   cachedInputTokens: 2176,
 };
 
-const executed: string[] = [];
-const cancelOrder: Tool<{ orderId: string }, unknown> = {
-  name: 'cancel_order',
-  title: '取消订单',
-  description: 'Cancel an unshipped order.',
-  parameters: z.object({ orderId: z.string() }),
-  effect: 'write',
-  async confirm(args) {
-    return { title: '取消订单', description: `订单 ${args.orderId}`, details: [] };
-  },
-  async execute(args) {
-    executed.push(args.orderId);
-    return { orderId: args.orderId, status: '已取消' };
-  },
-};
+const { tool: cancelOrder, executed } = recordingCancelOrder();
 
 /** A read tool that runs until the run is stopped, and says when it started. */
 function slowQuery(): Tool<Record<string, never>, unknown> & { started: Promise<void> } {
