@@ -5,8 +5,10 @@ import { jsonCopy } from './json-copy.ts';
 import { MemoryToolCalls } from './memory-tool-calls.ts';
 import type {
   Conversation,
+  ConversationFilter,
   Decision,
   HostToolResult,
+  NewConversationOptions,
   NewRun,
   RunCondition,
   RunPatch,
@@ -24,6 +26,7 @@ import {
   assertSameAssistantMessage,
   isActive,
   meetsCondition,
+  newRunRecord,
   newUserMessage,
   notFound,
 } from './run-store-rules.ts';
@@ -114,13 +117,14 @@ export class MemoryRunStore implements RunStore {
   async createConversation(
     userId: string,
     title: string,
-    options: { id?: string } = {},
+    options: NewConversationOptions = {},
   ): Promise<Conversation> {
     if (!this.#users.has(userId)) throw notFound('user', userId);
     const now = this.#now();
     const conversation: Conversation = {
       id: options.id ?? createId('conv'),
       userId,
+      agentId: options.agentId ?? '',
       title,
       createdAt: now,
       updatedAt: now,
@@ -138,10 +142,14 @@ export class MemoryRunStore implements RunStore {
     return conversation === undefined ? undefined : { ...conversation };
   }
 
-  async listConversations(userId: string): Promise<Conversation[]> {
+  async listConversations(userId: string, filter: ConversationFilter = {}): Promise<Conversation[]> {
     return [...this.#conversations.values()]
       .map((conversation, ordinal) => ({ conversation, ordinal }))
-      .filter(({ conversation }) => conversation.userId === userId)
+      .filter(
+        ({ conversation }) =>
+          conversation.userId === userId &&
+          (filter.agentId === undefined || conversation.agentId === filter.agentId),
+      )
       .sort((a, b) => b.conversation.updatedAt - a.conversation.updatedAt || b.ordinal - a.ordinal)
       .map(({ conversation }) => ({ ...conversation }));
   }
@@ -251,21 +259,7 @@ export class MemoryRunStore implements RunStore {
         `run ${run.id} names user ${run.userId}, but conversation ${run.conversationId} belongs to another user`,
       );
     if (isActive(run.status)) this.#assertNoOtherActiveRun(run.conversationId, run.id);
-    const now = this.#now();
-    const record: RunRecord = {
-      id: run.id,
-      conversationId: run.conversationId,
-      messageId: run.messageId,
-      userId: run.userId,
-      status: run.status,
-      cancelReason: run.cancelReason,
-      lastSeq: run.lastSeq,
-      leaseOwner: run.leaseOwner,
-      leaseExpiresAt: run.leaseExpiresAt,
-      stopRequested: null,
-      createdAt: now,
-      updatedAt: now,
-    };
+    const record = newRunRecord(run, this.#now());
     this.#runs.set(run.id, record);
     return { ...record };
   }

@@ -31,6 +31,7 @@ export interface TokenRow {
 export interface ConversationRow {
   id: string;
   user_id: string;
+  agent_id: string;
   title: string;
   created_at: number;
   updated_at: number;
@@ -58,6 +59,8 @@ export interface RunRow {
   lease_owner: string | null;
   lease_expires_at: number | null;
   stop_requested: string | null;
+  agent_id: string | null;
+  agent_revision: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -99,6 +102,7 @@ export function toConversation(row: ConversationRow): Conversation {
   return {
     id: row.id,
     userId: row.user_id,
+    agentId: row.agent_id,
     title: row.title,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
@@ -138,6 +142,8 @@ export function toRunRecord(row: RunRow): RunRecord {
     leaseOwner: row.lease_owner,
     leaseExpiresAt: row.lease_expires_at,
     stopRequested: row.stop_requested,
+    agentId: row.agent_id,
+    agentRevision: row.agent_revision,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -160,6 +166,9 @@ export function toToolCallRecord(row: ToolCallRow): ToolCallRecord {
   if (row.host_result !== null) record.hostResult = fromJson(row.host_result) as HostToolResult;
   return record;
 }
+
+/** The columns `toConversation` reads, in both SQL stores. */
+export const CONVERSATION_COLUMNS = 'id, user_id, agent_id, title, created_at, updated_at';
 
 /** `a, b` as `table.a, table.b`: a store's column list for a query that joins tables with the same column names. */
 export function qualified(table: string, columns: string): string {

@@ -1,5 +1,12 @@
 import { createId } from './ids.ts';
-import type { HostToolResult, RunCondition, RunRecord, RunStatus, StoredMessage } from './run-store.ts';
+import type {
+  HostToolResult,
+  NewRun,
+  RunCondition,
+  RunRecord,
+  RunStatus,
+  StoredMessage,
+} from './run-store.ts';
 import { RunStoreError } from './run-store-error.ts';
 
 /** Rules both stores enforce the same way, so the conformance suite holds for each. */
@@ -90,5 +97,29 @@ export function newUserMessage(
     text,
     createdAt,
     ...(clientMessageId === undefined ? {} : { clientMessageId }),
+  };
+}
+
+/**
+ * The record `createRun` stores: the run's own fields only (a caller may pass a whole record it
+ * spread from another), no stop requested yet, the agent fields `null` when left out, and both
+ * timestamps the store's clock.
+ */
+export function newRunRecord(run: NewRun, now: number): RunRecord {
+  return {
+    id: run.id,
+    conversationId: run.conversationId,
+    messageId: run.messageId,
+    userId: run.userId,
+    status: run.status,
+    cancelReason: run.cancelReason,
+    lastSeq: run.lastSeq,
+    leaseOwner: run.leaseOwner,
+    leaseExpiresAt: run.leaseExpiresAt,
+    stopRequested: null,
+    agentId: run.agentId ?? null,
+    agentRevision: run.agentRevision ?? null,
+    createdAt: now,
+    updatedAt: now,
   };
 }

@@ -18,6 +18,11 @@ export interface TokenInfo {
 export interface Conversation {
   id: string;
   userId: string;
+  /**
+   * The agent the conversation talks to, fixed at creation. `''` is the server's default agent:
+   * what every conversation from before agents existed holds, so it follows the default.
+   */
+  agentId: string;
   title: string;
   createdAt: number;
   updatedAt: number;
@@ -61,12 +66,43 @@ export interface RunRecord {
    * when notified or at its next lease renewal, and stops the run with that reason.
    */
   stopRequested: string | null;
+  /** The agent the run ran (`ResolvedAgent.id`); `null` for runs stored before runs recorded it. */
+  agentId: string | null;
+  /**
+   * The revision of that agent's definition (`ResolvedAgent.revision`), so a run can be traced to the
+   * instructions and tools it had; `null` as for `agentId`.
+   */
+  agentRevision: string | null;
   createdAt: number;
   updatedAt: number;
 }
 
-/** What `createRun` takes: the record without what the store stamps or what only a later write sets. */
-export type NewRun = Omit<RunRecord, 'createdAt' | 'updatedAt' | 'stopRequested'>;
+/**
+ * What `createRun` takes: the record without what the store stamps or what only a later write sets.
+ * The agent fields may be left out (stored as `null`); no later write changes them.
+ */
+export type NewRun = Omit<
+  RunRecord,
+  'createdAt' | 'updatedAt' | 'stopRequested' | 'agentId' | 'agentRevision'
+> &
+  Partial<Pick<RunRecord, 'agentId' | 'agentRevision'>>;
+
+/** What `createConversation` takes besides the user and the title. */
+export interface NewConversationOptions {
+  /**
+   * For callers that derive the id from a key of their own (a dialect's thread id, see
+   * `src/server/dialect-conversation.ts`); a taken id is `already_exists`.
+   */
+  id?: string;
+  /** The agent the conversation belongs to; default `''`, the server's default agent. */
+  agentId?: string;
+}
+
+/** What `listConversations` may narrow the list to. */
+export interface ConversationFilter {
+  /** Only the conversations of this agent (`''`: those of the default agent). */
+  agentId?: string;
+}
 
 /** The fields a run update may change. */
 export type RunPatch = Partial<
@@ -150,13 +186,11 @@ export interface RunStore {
    */
   revokeToken(tokenId: string): Promise<boolean>;
 
-  /**
-   * A new conversation. `id` is for callers that derive it from a key of their own (a dialect's
-   * thread id, see `src/server/dialect-conversation.ts`); a taken id is `already_exists`.
-   */
-  createConversation(userId: string, title: string, options?: { id?: string }): Promise<Conversation>;
+  /** A new conversation of the user's, with the agent it belongs to (see `NewConversationOptions`). */
+  createConversation(userId: string, title: string, options?: NewConversationOptions): Promise<Conversation>;
   getConversation(id: string): Promise<Conversation | undefined>;
-  listConversations(userId: string): Promise<Conversation[]>;
+  /** The user's conversations, most recently active first; `filter.agentId` keeps one agent's. */
+  listConversations(userId: string, filter?: ConversationFilter): Promise<Conversation[]>;
   renameConversation(id: string, title: string): Promise<void>;
 
   addUserMessage(conversationId: string, text: string, clientMessageId?: string): Promise<StoredMessage>;

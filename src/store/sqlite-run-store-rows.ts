@@ -6,7 +6,7 @@ import { qualified, toJson } from './run-store-rows.ts';
 export const MESSAGE_COLUMNS =
   'id, conversation_id, role, text, client_message_id, run_id, message, created_at';
 export const RUN_COLUMNS =
-  'id, conversation_id, message_id, user_id, status, cancel_reason, last_seq, lease_owner, lease_expires_at, stop_requested, created_at, updated_at';
+  'id, conversation_id, message_id, user_id, status, cancel_reason, last_seq, lease_owner, lease_expires_at, stop_requested, agent_id, agent_revision, created_at, updated_at';
 export const TOOL_CALL_COLUMNS =
   'run_id, tool_call_id, name, args, effect, status, decision, result, error, host_result, created_at, updated_at';
 

@@ -91,6 +91,10 @@ export const RUN_STORE_MIGRATIONS: readonly string[] = [
   'ALTER TABLE runs ADD COLUMN stop_requested TEXT;',
   // A stateless Responses client names the call it answers, not the run (findOpenHostCalls).
   'CREATE INDEX tool_calls_by_call_id ON tool_calls(tool_call_id);',
+  // Conversations belong to an agent; '' is the server's default, which older conversations follow.
+  "ALTER TABLE conversations ADD COLUMN agent_id TEXT NOT NULL DEFAULT '';",
+  // The agent and the revision of its definition a run ran; NULL for runs from before.
+  'ALTER TABLE runs ADD COLUMN agent_id TEXT; ALTER TABLE runs ADD COLUMN agent_revision TEXT;',
 ];
 
 /**

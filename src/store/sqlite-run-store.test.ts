@@ -197,6 +197,63 @@ describe('SqliteRunStore on a file', () => {
     expect(await store.getCheckpoint('run_old')).toEqual({ iterations: 1 });
   });
 
+  it('opens a file of the schema before agents: old conversations are the default agent’s, old runs null', async () => {
+    // Version 5 is the last schema released before conversations and runs named their agent.
+    const before = openFile();
+    for (const statement of RUN_STORE_MIGRATIONS.slice(0, 5)) before.exec(statement);
+    before.exec('CREATE TABLE store_schema (version INTEGER NOT NULL); INSERT INTO store_schema VALUES (5);');
+    before.exec(`INSERT INTO users VALUES ('usr_old', 'Old', 1);
+      INSERT INTO conversations (id, user_id, title, created_at, updated_at) VALUES ('conv_old', 'usr_old', '旧对话', 1, 2);
+      INSERT INTO runs (id, conversation_id, message_id, user_id, status, last_seq, created_at, updated_at)
+        VALUES ('run_old', 'conv_old', 'msg_old', 'usr_old', 'completed', 7, 1, 2);`);
+    before.close();
+
+    const database = openFile();
+    const store = new SqliteRunStore(database);
+    expect(database.prepare('SELECT version FROM store_schema').get()).toEqual({
+      version: RUN_STORE_MIGRATIONS.length,
+    });
+    const columns = (table: string) =>
+      (database.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).map(
+        (column) => column.name,
+      );
+    expect(columns('conversations')).toContain('agent_id');
+    expect(columns('runs')).toEqual(expect.arrayContaining(['agent_id', 'agent_revision']));
+    const old = {
+      id: 'conv_old',
+      userId: 'usr_old',
+      agentId: '',
+      title: '旧对话',
+      createdAt: 1,
+      updatedAt: 2,
+    };
+    expect(await store.getConversation('conv_old')).toEqual(old);
+    expect(await store.listConversations('usr_old', { agentId: '' })).toEqual([old]);
+    expect(await store.getRun('run_old')).toMatchObject({
+      status: 'completed',
+      lastSeq: 7,
+      agentId: null,
+      agentRevision: null,
+    });
+    // New rows beside the old ones carry their agent.
+    const repair = await store.createConversation('usr_old', 'repair', { agentId: 'homefix' });
+    const run = await store.createRun({
+      id: 'run_new',
+      conversationId: repair.id,
+      messageId: 'msg_new',
+      userId: 'usr_old',
+      status: 'running',
+      cancelReason: null,
+      lastSeq: 0,
+      leaseOwner: null,
+      leaseExpiresAt: null,
+      agentId: 'homefix',
+      agentRevision: 'rev-1',
+    });
+    expect(await store.getRun(run.id)).toEqual(run);
+    expect(await store.listConversations('usr_old', { agentId: 'homefix' })).toEqual([repair]);
+  });
+
   it('shares the file with the knowledge tables, each with its own schema version', async () => {
     const database = openFile();
     new SqliteKnowledgeStore(database);

@@ -3,8 +3,10 @@ import type { Message } from '../protocol/index.ts';
 import { createId } from './ids.ts';
 import type {
   Conversation,
+  ConversationFilter,
   Decision,
   HostToolResult,
+  NewConversationOptions,
   NewRun,
   RunCondition,
   RunPatch,
@@ -18,6 +20,7 @@ import type {
 } from './run-store.ts';
 import { RunStoreError } from './run-store-error.ts';
 import {
+  CONVERSATION_COLUMNS,
   type ConversationRow,
   fromJson,
   type MessageRow,
@@ -32,6 +35,7 @@ import {
   assertSameAssistantMessage,
   isActive,
   meetsCondition,
+  newRunRecord,
   newUserMessage,
   notFound,
 } from './run-store-rules.ts';
@@ -106,12 +110,13 @@ export class SqliteRunStore implements RunStore {
   async createConversation(
     userId: string,
     title: string,
-    options: { id?: string } = {},
+    options: NewConversationOptions = {},
   ): Promise<Conversation> {
     const now = this.#now();
     const conversation: Conversation = {
       id: options.id ?? createId('conv'),
       userId,
+      agentId: options.agentId ?? '',
       title,
       createdAt: now,
       updatedAt: now,
@@ -123,24 +128,26 @@ export class SqliteRunStore implements RunStore {
           existingId: conversation.id,
         });
       this.#sql(
-        'INSERT INTO conversations (id, user_id, title, created_at, updated_at) VALUES (?, ?, ?, ?, ?)',
-      ).run(conversation.id, userId, title, now, now);
+        'INSERT INTO conversations (id, user_id, agent_id, title, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)',
+      ).run(conversation.id, userId, conversation.agentId, title, now, now);
     });
     return conversation;
   }
 
   async getConversation(id: string): Promise<Conversation | undefined> {
-    const row = this.#sql(
-      'SELECT id, user_id, title, created_at, updated_at FROM conversations WHERE id = ?',
-    ).get(id) as ConversationRow | undefined;
+    const row = this.#sql(`SELECT ${CONVERSATION_COLUMNS} FROM conversations WHERE id = ?`).get(id) as
+      | ConversationRow
+      | undefined;
     return row === undefined ? undefined : toConversation(row);
   }
 
-  async listConversations(userId: string): Promise<Conversation[]> {
+  async listConversations(userId: string, filter: ConversationFilter = {}): Promise<Conversation[]> {
+    // `@agent_id IS NULL` keeps one static statement for both the whole list and one agent's.
     const rows = this.#sql(
-      `SELECT id, user_id, title, created_at, updated_at FROM conversations WHERE user_id = ?
+      `SELECT ${CONVERSATION_COLUMNS} FROM conversations
+       WHERE user_id = @user_id AND (@agent_id IS NULL OR agent_id = @agent_id)
        ORDER BY updated_at DESC, ordinal DESC`,
-    ).all(userId) as ConversationRow[];
+    ).all({ user_id: userId, agent_id: filter.agentId ?? null }) as ConversationRow[];
     return rows.map(toConversation);
   }
 
@@ -235,7 +242,7 @@ export class SqliteRunStore implements RunStore {
 
   async createRun(run: NewRun): Promise<RunRecord> {
     const now = this.#now();
-    const record: RunRecord = { ...run, stopRequested: null, createdAt: now, updatedAt: now };
+    const record = newRunRecord(run, now);
     this.#immediate(() => {
       if (this.#sql('SELECT 1 FROM runs WHERE id = ?').get(run.id) !== undefined)
         throw new RunStoreError('already_exists', `run ${run.id} already exists`, { existingId: run.id });
@@ -248,7 +255,8 @@ export class SqliteRunStore implements RunStore {
       if (isActive(run.status)) this.#assertNoOtherActiveRun(run.conversationId, run.id);
       this.#sql(
         `INSERT INTO runs (${RUN_COLUMNS}) VALUES (@id, @conversationId, @messageId, @userId, @status,
-           @cancelReason, @lastSeq, @leaseOwner, @leaseExpiresAt, @stopRequested, @createdAt, @updatedAt)`,
+           @cancelReason, @lastSeq, @leaseOwner, @leaseExpiresAt, @stopRequested, @agentId, @agentRevision,
+           @createdAt, @updatedAt)`,
       ).run(record);
     });
     return { ...record };

@@ -3,6 +3,7 @@ import { redactUrl } from '../../shared/index.ts';
 import { isRunStoreError } from '../run-store-error.ts';
 import { migratePostgres, type PostgresSchema } from './postgres-migrations.ts';
 import { openPostgres } from './postgres-pool.ts';
+import { PostgresRunStore } from './postgres-run-store.ts';
 import { POSTGRES_RUN_STORE_SCHEMA } from './postgres-run-store-schema.ts';
 import { createTestDatabase, postgresForTests, type TestDatabase } from './test-support/index.ts';
 
@@ -63,6 +64,60 @@ describe.skipIf(!hasPostgres)('PostgreSQL migrations', () => {
       expect((await pool.query('SELECT * FROM items')).rows).toEqual([{ id: 7 }]);
       await migratePostgres(pool, { component: 'growing', migrations: broken.migrations.slice(0, 2) });
       expect((await pool.query('SELECT * FROM items')).rows).toEqual([{ id: 7, name: null }]);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it('brings a database of the schema before agents up to date: old conversations default, old runs null', async () => {
+    const pool = await openPostgres(database.url, { max: 2 });
+    try {
+      // Version 2 is the last run-store schema released before conversations and runs named their agent.
+      await migratePostgres(pool, {
+        component: POSTGRES_RUN_STORE_SCHEMA.component,
+        migrations: POSTGRES_RUN_STORE_SCHEMA.migrations.slice(0, 2),
+      });
+      await pool.query(`INSERT INTO users VALUES ('usr_old', 'Old', 1);
+        INSERT INTO conversations (id, user_id, title, created_at, updated_at) VALUES ('conv_old', 'usr_old', '旧对话', 1, 2);
+        INSERT INTO runs (id, conversation_id, message_id, user_id, status, last_seq, created_at, updated_at)
+          VALUES ('run_old', 'conv_old', 'msg_old', 'usr_old', 'completed', 7, 1, 2);`);
+
+      const store = await PostgresRunStore.open(pool);
+      expect(
+        (await pool.query("SELECT version FROM runstream_schema WHERE component = 'run_store'")).rows,
+      ).toEqual([{ version: POSTGRES_RUN_STORE_SCHEMA.migrations.length }]);
+      const old = {
+        id: 'conv_old',
+        userId: 'usr_old',
+        agentId: '',
+        title: '旧对话',
+        createdAt: 1,
+        updatedAt: 2,
+      };
+      expect(await store.getConversation('conv_old')).toEqual(old);
+      expect(await store.listConversations('usr_old', { agentId: '' })).toEqual([old]);
+      expect(await store.getRun('run_old')).toMatchObject({
+        status: 'completed',
+        lastSeq: 7,
+        agentId: null,
+        agentRevision: null,
+      });
+      const repair = await store.createConversation('usr_old', 'repair', { agentId: 'homefix' });
+      const run = await store.createRun({
+        id: 'run_new',
+        conversationId: repair.id,
+        messageId: 'msg_new',
+        userId: 'usr_old',
+        status: 'running',
+        cancelReason: null,
+        lastSeq: 0,
+        leaseOwner: null,
+        leaseExpiresAt: null,
+        agentId: 'homefix',
+        agentRevision: 'rev-1',
+      });
+      expect(await store.getRun(run.id)).toEqual(run);
+      expect(await store.listConversations('usr_old', { agentId: 'homefix' })).toEqual([repair]);
     } finally {
       await pool.end();
     }

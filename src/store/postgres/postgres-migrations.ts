@@ -3,7 +3,7 @@ import { RunStoreError } from '../run-store-error.ts';
 import { inTransaction } from './postgres-pool.ts';
 
 /**
- * One component's schema (the run store, the audit log, the NovaShop orders…): each entry is one
+ * One component's schema (the run store, the audit log, an agent's own tables…): each entry is one
  * version, applied in order and never edited once released.
  */
 export interface PostgresSchema {

@@ -88,5 +88,9 @@ export const POSTGRES_RUN_STORE_SCHEMA: PostgresSchema = {
      );`,
     // A stateless Responses client names the call it answers, not the run (findOpenHostCalls).
     'CREATE INDEX tool_calls_by_call_id ON tool_calls(tool_call_id);',
+    // Conversations belong to an agent ('' is the server's default, which older ones follow); runs
+    // record the agent and the revision of its definition they ran (NULL for runs from before).
+    `ALTER TABLE conversations ADD COLUMN agent_id TEXT NOT NULL DEFAULT '';
+     ALTER TABLE runs ADD COLUMN agent_id TEXT, ADD COLUMN agent_revision TEXT;`,
   ],
 };

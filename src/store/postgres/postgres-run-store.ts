@@ -3,8 +3,10 @@ import type { Message } from '../../protocol/index.ts';
 import { createId } from '../ids.ts';
 import type {
   Conversation,
+  ConversationFilter,
   Decision,
   HostToolResult,
+  NewConversationOptions,
   NewRun,
   RunCondition,
   RunPatch,
@@ -18,6 +20,7 @@ import type {
 } from '../run-store.ts';
 import { RunStoreError } from '../run-store-error.ts';
 import {
+  CONVERSATION_COLUMNS,
   type ConversationRow,
   fromJson,
   type RunRow,
@@ -25,7 +28,7 @@ import {
   toJson,
   toRunRecord,
 } from '../run-store-rows.ts';
-import { activeRunExists, notFound } from '../run-store-rules.ts';
+import { activeRunExists, newRunRecord, notFound } from '../run-store-rules.ts';
 import { PostgresMessages } from './postgres-messages.ts';
 import { migratePostgres } from './postgres-migrations.ts';
 import { FOREIGN_KEY_VIOLATION, isPostgresError, UNIQUE_VIOLATION } from './postgres-pool.ts';
@@ -34,7 +37,7 @@ import { PostgresToolCalls } from './postgres-tool-calls.ts';
 import { PostgresUsers } from './postgres-users.ts';
 
 const RUN_COLUMNS =
-  'id, conversation_id, message_id, user_id, status, cancel_reason, last_seq, lease_owner, lease_expires_at, stop_requested, created_at, updated_at';
+  'id, conversation_id, message_id, user_id, status, cancel_reason, last_seq, lease_owner, lease_expires_at, stop_requested, agent_id, agent_revision, created_at, updated_at';
 const ONE_ACTIVE_RUN = 'runs_one_active_per_conversation';
 
 /** Which `RunRecord` field each patchable column holds. */
@@ -118,20 +121,22 @@ export class PostgresRunStore implements RunStore {
   async createConversation(
     userId: string,
     title: string,
-    options: { id?: string } = {},
+    options: NewConversationOptions = {},
   ): Promise<Conversation> {
     const now = this.#now();
     const conversation: Conversation = {
       id: options.id ?? createId('conv'),
       userId,
+      agentId: options.agentId ?? '',
       title,
       createdAt: now,
       updatedAt: now,
     };
     try {
       const inserted = await this.#pool.query(
-        'INSERT INTO conversations (id, user_id, title, created_at, updated_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING',
-        [conversation.id, userId, title, now, now],
+        `INSERT INTO conversations (id, user_id, agent_id, title, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING`,
+        [conversation.id, userId, conversation.agentId, title, now, now],
       );
       if (inserted.rowCount === 0)
         throw new RunStoreError('already_exists', `conversation ${conversation.id} already exists`, {
@@ -146,17 +151,18 @@ export class PostgresRunStore implements RunStore {
 
   async getConversation(id: string): Promise<Conversation | undefined> {
     const row = await this.#one<ConversationRow>(
-      'SELECT id, user_id, title, created_at, updated_at FROM conversations WHERE id = $1',
+      `SELECT ${CONVERSATION_COLUMNS} FROM conversations WHERE id = $1`,
       [id],
     );
     return row === undefined ? undefined : toConversation(row);
   }
 
-  async listConversations(userId: string): Promise<Conversation[]> {
+  async listConversations(userId: string, filter: ConversationFilter = {}): Promise<Conversation[]> {
     const { rows } = await this.#pool.query<ConversationRow>(
-      `SELECT id, user_id, title, created_at, updated_at FROM conversations WHERE user_id = $1
+      `SELECT ${CONVERSATION_COLUMNS} FROM conversations
+       WHERE user_id = $1 AND ($2::text IS NULL OR agent_id = $2)
        ORDER BY updated_at DESC, ordinal DESC`,
-      [userId],
+      [userId, filter.agentId ?? null],
     );
     return rows.map(toConversation);
   }
@@ -193,7 +199,7 @@ export class PostgresRunStore implements RunStore {
 
   async createRun(run: NewRun): Promise<RunRecord> {
     const now = this.#now();
-    const record: RunRecord = { ...run, stopRequested: null, createdAt: now, updatedAt: now };
+    const record = newRunRecord(run, now);
     const conversation = await this.#one<Pick<ConversationRow, 'user_id'>>(
       'SELECT user_id FROM conversations WHERE id = $1',
       [run.conversationId],
@@ -206,7 +212,7 @@ export class PostgresRunStore implements RunStore {
       );
     try {
       const inserted = await this.#pool.query(
-        `INSERT INTO runs (${RUN_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, NULL, $10, $11)
+        `INSERT INTO runs (${RUN_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, NULL, $10, $11, $12, $13)
          ON CONFLICT (id) DO NOTHING`,
         [
           record.id,
@@ -218,6 +224,8 @@ export class PostgresRunStore implements RunStore {
           record.lastSeq,
           record.leaseOwner,
           record.leaseExpiresAt,
+          record.agentId,
+          record.agentRevision,
           now,
           now,
         ],

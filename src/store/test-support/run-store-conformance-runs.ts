@@ -29,11 +29,90 @@ export function describeRunAndToolCallConformance(get: () => RunStoreHarness): v
         leaseOwner: null,
         leaseExpiresAt: null,
         stopRequested: null,
+        agentId: null,
+        agentRevision: null,
         createdAt: clock.now(),
         updatedAt: clock.now(),
       });
       expect(await store.getRun(run.id)).toEqual(run);
       expect(await store.getRun('run_nope')).toBeUndefined();
+    });
+
+    it('records the agent and revision a run ran, on every read, and no patch changes them', async () => {
+      const { store, clock } = get();
+      const { conversation } = await get().conversation();
+      const run = await store.createRun({
+        id: 'run_agent',
+        conversationId: conversation.id,
+        messageId: 'msg_agent',
+        userId: conversation.userId,
+        status: 'running',
+        cancelReason: null,
+        lastSeq: 0,
+        leaseOwner: 'instance-a',
+        leaseExpiresAt: clock.now() + 30_000,
+        agentId: 'homefix',
+        agentRevision: 'sha256:4f2a9c',
+      });
+      expect(run).toMatchObject({ agentId: 'homefix', agentRevision: 'sha256:4f2a9c', stopRequested: null });
+      expect(await store.getRun(run.id)).toEqual(run);
+      expect(await store.findActiveRun(conversation.id)).toEqual(run);
+      expect(await store.listRunsByStatus('running')).toEqual([run]);
+
+      clock.advance(100);
+      const paused = await store.transitionRun(
+        run.id,
+        { status: ['running'], leaseOwner: 'instance-a' },
+        { status: 'paused', lastSeq: 9, leaseOwner: null, leaseExpiresAt: null },
+      );
+      expect(paused).toMatchObject({ agentId: 'homefix', agentRevision: 'sha256:4f2a9c', status: 'paused' });
+      await store.saveAssistantMessage(conversation.id, run.messageId, run.id, {
+        ...seedPausedMessage(),
+        lastSeq: 9,
+      });
+      await store.saveCheckpoint(run.id, { iterations: 1 });
+      clock.advance(100);
+      const finished = await store.updateRun(run.id, { status: 'completed' });
+      expect(finished).toEqual({
+        ...run,
+        status: 'completed',
+        lastSeq: 9,
+        leaseOwner: null,
+        leaseExpiresAt: null,
+        updatedAt: clock.now(),
+      });
+      expect(await store.listRunsByStatus('completed')).toEqual([finished]);
+    });
+
+    it('stores a run without a revision, or without an agent, with null in its place', async () => {
+      const { store } = get();
+      const { conversation } = await get().conversation();
+      const base = {
+        conversationId: conversation.id,
+        userId: conversation.userId,
+        status: 'completed' as const,
+        cancelReason: null,
+        lastSeq: 0,
+        leaseOwner: null,
+        leaseExpiresAt: null,
+      };
+      const agentOnly = await store.createRun({
+        ...base,
+        id: 'run_a',
+        messageId: 'msg_a',
+        agentId: 'novashop',
+      });
+      const explicit = await store.createRun({
+        ...base,
+        id: 'run_b',
+        messageId: 'msg_b',
+        agentId: null,
+        agentRevision: null,
+      });
+      expect(agentOnly).toMatchObject({ agentId: 'novashop', agentRevision: null });
+      expect(explicit).toMatchObject({ agentId: null, agentRevision: null });
+      expect(await store.getRun('run_a')).toEqual(agentOnly);
+      expect(await store.getRun('run_b')).toEqual(explicit);
     });
 
     it('refuses a taken run id, an unknown conversation and a user who does not own it', async () => {

@@ -76,6 +76,7 @@ function describeConversationConformance(get: () => RunStoreHarness): void {
       expect(conversation).toEqual({
         id: expect.stringMatching(/^conv_[0-9a-f]{32}$/),
         userId: ada.id,
+        agentId: '',
         title: '取消订单',
         createdAt: clock.now(),
         updatedAt: clock.now(),
@@ -112,6 +113,57 @@ function describeConversationConformance(get: () => RunStoreHarness): void {
         userId: ada.id,
         title: 'from a thread',
       });
+    });
+
+    it('keeps the agent a conversation was created for, through renames and new messages', async () => {
+      const { store, clock } = get();
+      const ada = await store.createUser('Ada');
+      const repair = await store.createConversation(ada.id, '洗衣机漏水', { agentId: 'homefix' });
+      const chosen = await store.createConversation(ada.id, 'from a thread', {
+        id: 'conv_thread_homefix',
+        agentId: 'homefix',
+      });
+      expect(repair).toMatchObject({ userId: ada.id, agentId: 'homefix', title: '洗衣机漏水' });
+      expect(chosen).toMatchObject({ id: 'conv_thread_homefix', agentId: 'homefix' });
+      expect(await store.getConversation(repair.id)).toEqual(repair);
+      expect(await store.getConversation(chosen.id)).toEqual(chosen);
+      clock.advance(10);
+      await store.renameConversation(repair.id, '洗衣机底部漏水');
+      await store.addUserMessage(repair.id, '还在漏');
+      expect(await store.getConversation(repair.id)).toEqual({
+        ...repair,
+        title: '洗衣机底部漏水',
+        updatedAt: clock.now(),
+      });
+      expect((await store.listConversations(ada.id)).map((c) => c.agentId)).toEqual(['homefix', 'homefix']);
+    });
+
+    it("lists one agent's conversations when asked, '' being the default agent's", async () => {
+      const { store, clock } = get();
+      const ada = await store.createUser('Ada');
+      const bob = await store.createUser('Bob');
+      const shop = await store.createConversation(ada.id, 'shop');
+      clock.advance(10);
+      const repair = await store.createConversation(ada.id, 'repair', { agentId: 'homefix' });
+      clock.advance(10);
+      const named = await store.createConversation(ada.id, 'named', { agentId: 'novashop' });
+      clock.advance(10);
+      await store.createConversation(bob.id, 'bob repair', { agentId: 'homefix' });
+      clock.advance(10);
+      const laterRepair = await store.createConversation(ada.id, 'repair 2', { agentId: 'homefix' });
+
+      expect(await store.listConversations(ada.id, { agentId: 'homefix' })).toEqual([laterRepair, repair]);
+      // '' is an agent id like any other: the default agent's, not "every agent".
+      expect(await store.listConversations(ada.id, { agentId: '' })).toEqual([shop]);
+      expect(await store.listConversations(ada.id, { agentId: 'novashop' })).toEqual([named]);
+      expect(await store.listConversations(ada.id, { agentId: 'nobody' })).toEqual([]);
+      expect((await store.listConversations(ada.id, {})).map((c) => c.title)).toEqual([
+        'repair 2',
+        'named',
+        'repair',
+        'shop',
+      ]);
+      expect(await store.listConversations(ada.id)).toEqual(await store.listConversations(ada.id, {}));
     });
 
     it('answers undefined or not_found for unknown conversations and users', async () => {
