@@ -1,17 +1,21 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startFakeRerankServer } from '../retrieval/test-support/index.ts';
+import { KB_USAGE, kbCommand } from './kb-command.ts';
+import { main } from './main.ts';
+import { UsageError } from './usage-error.ts';
 
 /** The real command, as a newcomer runs it: `runstream kb …` in a child process. */
 const run = promisify(execFile);
 const BIN = new URL('../../bin/runstream.mjs', import.meta.url).pathname;
-const KNOWLEDGE = new URL('../domains/novashop/knowledge', import.meta.url).pathname;
+const KNOWLEDGE = new URL('../../examples/novashop/knowledge', import.meta.url).pathname;
 /** NovaShop's own synonym table: the demo corpus is searched with it, as `npm run eval:retrieval` does. */
-const SYNONYMS = new URL('../domains/novashop/synonyms.txt', import.meta.url).pathname;
+const SYNONYMS = new URL('../../examples/novashop/synonyms.txt', import.meta.url).pathname;
 let directory: string;
 let database: string;
 
@@ -68,7 +72,7 @@ describe('runstream kb', { timeout: 120_000 }, () => {
     );
     expect(human.code).toBe(0);
     expect(human.stdout).toMatch(/^1\. .*7 个自然日/m);
-    expect(human.stdout).toMatch(/\(src\/domains\/novashop\/knowledge\/[a-z/-]+\.(md|json)#L\d+\)/);
+    expect(human.stdout).toMatch(/\(examples\/novashop\/knowledge\/[a-z0-9/-]+\.(md|json)#L\d+\)/);
     const json = await runstream('kb', 'search', 'NS-X2-BLK-M 什么时候发货', '--json', '--top-k', '4');
     const lines = json.stdout
       .trim()
@@ -211,5 +215,122 @@ describe('runstream kb', { timeout: 120_000 }, () => {
     }
     const stats = await runstream('kb', 'stats');
     expect(stats.stdout).toMatch(/16 documents/);
-  }, 60_000);
+  });
+});
+
+/** `kbCommand` in this process, as `runstream kb …` runs it: what it prints, or what it throws. */
+async function kb(...args: string[]): Promise<string> {
+  let printed = '';
+  await kbCommand(args, {
+    write: (text: string) => {
+      printed += text;
+    },
+  });
+  return printed;
+}
+
+/** When the file was last written, and what it holds. */
+function snapshot(path: string): [number, string] {
+  return [statSync(path).mtimeMs, createHash('sha256').update(readFileSync(path)).digest('hex')];
+}
+
+describe('runstream kb, one knowledge base per agent', { timeout: 60_000 }, () => {
+  it('ingests an agent folder into its namespace, then searches, evaluates and counts without writing', async () => {
+    const db = join(directory, 'agents.db');
+    const plain = join(directory, 'plain');
+    mkdirSync(plain);
+    writeFileSync(join(plain, 'hours.md'), '# 门店\n\n门店营业时间为早上九点到晚上六点。\n');
+    const agent = join(directory, 'homefix');
+    mkdirSync(join(agent, 'knowledge', 'guides'), { recursive: true });
+    // Only the id is read: the rest of agent.json is the agent loader's.
+    writeFileSync(
+      join(agent, 'agent.json'),
+      JSON.stringify({ id: 'homefix', name: '家电维修', knowledge: { description: '维修手册' } }),
+    );
+    writeFileSync(
+      join(agent, 'knowledge', 'guides', 'washer.md'),
+      '# 洗衣机故障\n\n## 错误代码\n\nE4 表示进水超时，请检查水龙头是否打开。\n\n## 保修\n\n整机保修一年。\n',
+    );
+    writeFileSync(join(agent, 'synonyms.txt'), '进水 = 上水\n');
+
+    expect(await kb('ingest', plain, '--db', db)).toMatch(/namespace: default\ndocuments: 1 added/);
+    expect(await kb('ingest', agent, '--db', db)).toMatch(
+      /namespace: homefix\ndocuments: 1 added, 0 changed, 0 unchanged, 0 removed/,
+    );
+    // Neither ingest removes the other's documents, nor does ingesting either again.
+    expect(await kb('ingest', plain, '--db', db)).toMatch(
+      /documents: 0 added, 0 changed, 1 unchanged, 0 removed/,
+    );
+    expect(await kb('ingest', '--agent', agent, '--db', db)).toMatch(/1 unchanged, 0 removed/);
+
+    const before = snapshot(db);
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      const [hit] = (
+        await kb('search', 'E4 是什么意思', '--agent', agent, '--db', db, '--json', '--top-k', '1')
+      )
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line));
+      expect(hit.source.citation).toMatch(/^knowledge\/guides\/washer\.md#L5$/);
+      // Searched with the synonyms it was ingested with: nothing is analysed again.
+      expect(stderr.mock.calls.join('')).not.toMatch(/analys/);
+      // The same namespace without them: analysed again in memory, and still nothing written.
+      expect(await kb('search', '保修多久', '--namespace', 'homefix', '--db', db)).toMatch(
+        /整机保修一年[\s\S]*\(knowledge\/guides\/washer\.md#L9\)/,
+      );
+      expect(stderr.mock.calls.join('')).toMatch(
+        /re-analysing \d+ chunks for this open \(the store is read-only\)/,
+      );
+    } finally {
+      stderr.mockRestore();
+    }
+    const queries = join(directory, 'homefix-queries.jsonl');
+    writeFileSync(queries, '{"id":"a","query":"E4 什么意思","gold":["进水超时"],"type":"code"}\n');
+    expect(await kb('eval', queries, '--agent', agent, '--db', db)).toMatch(/overall\s+1\s+1\.000/);
+    const stats = await kb('stats', '--db', db);
+    expect(stats).toMatch(/\[default\]: 1 documents, 1 chunks/);
+    expect(stats).toMatch(/namespaces: default \(1 documents\), homefix \(1 documents\)/);
+    await expect(kb('search', '保修', '--namespace', 'nobody', '--db', db)).rejects.toThrow(
+      /knowledge base "nobody" in .* is empty[\s\S]*namespaces in the file: default \(1 documents\), homefix/,
+    );
+    expect(snapshot(db)).toEqual(before);
+
+    await expect(kb('ingest', agent, '--namespace', 'other', '--db', db)).rejects.toThrow(
+      /is the agent "homefix": its knowledge base is the namespace "homefix", not "other"/,
+    );
+    await expect(kb('stats', '--agent', plain, '--db', db)).rejects.toThrow(/not an agent folder/);
+  });
+
+  it('prints each subcommand’s usage on --help and refuses flags it does not take', async () => {
+    expect(await kb('--help')).toBe(`${KB_USAGE}\n`);
+    for (const subcommand of ['ingest', 'search', 'eval', 'stats']) {
+      const usage = await kb(subcommand, '--help');
+      expect(usage).toMatch(new RegExp(`^Usage:\\n  runstream kb ${subcommand} `));
+      expect(usage).toMatch(/--namespace <id>/);
+    }
+    expect(await kb('ingest', '-h')).not.toMatch(/--top-k|--weights/);
+    for (const args of [
+      ['search', 'x', '--bogus'],
+      ['ingest', directory, '--top-k', '3'],
+      ['stats', '--json'],
+      ['search', 'x', '--db'],
+      ['search', 'x', '--namespace', 'Not An Id'],
+      ['eval'],
+    ]) {
+      await expect(kb(...args), args.join(' ')).rejects.toBeInstanceOf(UsageError);
+    }
+    // As the command exits: usage on stdout and 0 for --help; 2 and this subcommand's usage for a mistake.
+    const stdout = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      expect(await main(['kb', 'eval', '--help'])).toBe(0);
+      expect(stdout.mock.calls.join('')).toMatch(/^Usage:\n {2}runstream kb eval /);
+      expect(await main(['kb', 'search', 'x', '--bogus'])).toBe(2);
+      expect(stderr.mock.calls.join('')).toMatch(/Unknown option '--bogus'[\s\S]*runstream kb search/);
+    } finally {
+      stdout.mockRestore();
+      stderr.mockRestore();
+    }
+  });
 });

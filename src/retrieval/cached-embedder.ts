@@ -148,42 +148,58 @@ interface EmbeddingCacheRow {
 
 /**
  * An `EmbeddingCache` in the product's SQLite file, table `embedding_cache`. Vectors are stored as
- * little-endian float32 bytes: compact, and exactly the values the embedder returned.
+ * little-endian float32 bytes: compact, and exactly the values the embedder returned. On a database
+ * opened read-only it reads what is there and keeps nothing new.
  */
 export class SqliteEmbeddingCache implements EmbeddingCache {
   readonly #database: BetterSqlite3.Database;
-  readonly #select: BetterSqlite3.Statement<[string, string], EmbeddingCacheRow>;
-  readonly #upsert: BetterSqlite3.Statement<[string, string, number, Buffer, number]>;
+  /** Undefined when a read-only file has no cache table: every lookup misses. */
+  readonly #select: BetterSqlite3.Statement<[string, string], EmbeddingCacheRow> | undefined;
+  /** Undefined on a read-only file: new vectors are used, not kept. */
+  readonly #upsert: BetterSqlite3.Statement<[string, string, number, Buffer, number]> | undefined;
 
   constructor(database: BetterSqlite3.Database) {
     this.#database = database;
-    database.exec(`
-      CREATE TABLE IF NOT EXISTS embedding_cache (
-        model TEXT NOT NULL,
-        content_hash TEXT NOT NULL,
-        dimensions INTEGER NOT NULL,
-        vector BLOB NOT NULL,
-        created_at INTEGER NOT NULL,
-        PRIMARY KEY (model, content_hash)
-      )
-    `);
-    this.#select = database.prepare<[string, string], EmbeddingCacheRow>(
-      'SELECT dimensions, vector FROM embedding_cache WHERE model = ? AND content_hash = ?',
-    );
-    this.#upsert = database.prepare<[string, string, number, Buffer, number]>(
-      `INSERT INTO embedding_cache (model, content_hash, dimensions, vector, created_at)
-       VALUES (?, ?, ?, ?, ?)
-       ON CONFLICT (model, content_hash)
-       DO UPDATE SET dimensions = excluded.dimensions, vector = excluded.vector, created_at = excluded.created_at`,
-    );
+    const hasTable =
+      database
+        .prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'embedding_cache'")
+        .get() !== undefined;
+    if (!hasTable && !database.readonly) {
+      database.exec(`
+        CREATE TABLE IF NOT EXISTS embedding_cache (
+          model TEXT NOT NULL,
+          content_hash TEXT NOT NULL,
+          dimensions INTEGER NOT NULL,
+          vector BLOB NOT NULL,
+          created_at INTEGER NOT NULL,
+          PRIMARY KEY (model, content_hash)
+        )
+      `);
+    }
+    this.#select =
+      hasTable || !database.readonly
+        ? database.prepare<[string, string], EmbeddingCacheRow>(
+            'SELECT dimensions, vector FROM embedding_cache WHERE model = ? AND content_hash = ?',
+          )
+        : undefined;
+    this.#upsert = database.readonly
+      ? undefined
+      : database.prepare<[string, string, number, Buffer, number]>(
+          `INSERT INTO embedding_cache (model, content_hash, dimensions, vector, created_at)
+           VALUES (?, ?, ?, ?, ?)
+           ON CONFLICT (model, content_hash)
+           DO UPDATE SET dimensions = excluded.dimensions, vector = excluded.vector, created_at = excluded.created_at`,
+        );
   }
 
   get(model: string, contentHashes: readonly string[]): Map<string, Float32Array> {
+    const select = this.#select;
+    if (select === undefined) return new Map();
     // One transaction: a consistent read, and far faster than a transaction per row.
     return this.#database.transaction(() => {
       const found = new Map<string, Float32Array>();
       for (const hash of contentHashes) {
-        const row = this.#select.get(model, hash);
+        const row = select.get(model, hash);
         // A row whose bytes disagree with its dimensions is damaged: a miss, replaced on the next set.
         if (row !== undefined && row.vector.byteLength === row.dimensions * 4) {
           found.set(hash, decodeFloat32(row.vector));
@@ -194,10 +210,12 @@ export class SqliteEmbeddingCache implements EmbeddingCache {
   }
 
   set(model: string, entries: ReadonlyMap<string, Float32Array>): void {
+    const upsert = this.#upsert;
+    if (upsert === undefined) return;
     const createdAt = Date.now();
     this.#database.transaction(() => {
       for (const [hash, vector] of entries) {
-        this.#upsert.run(model, hash, vector.length, encodeFloat32(vector), createdAt);
+        upsert.run(model, hash, vector.length, encodeFloat32(vector), createdAt);
       }
     })();
   }

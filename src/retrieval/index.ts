@@ -22,3 +22,6 @@ export * from './reranker.ts';
 export * from './retrieval-error.ts';
 export * from './search-result.ts';
 export * from './sqlite-knowledge-store.ts';
+// The analysers (`createTextAnalyzer` with an agent's synonyms, `parseChineseNumber`…), for an
+// agent's own code that reads text the way its knowledge base does.
+export * from './text/index.ts';

@@ -1,4 +1,4 @@
-import { readdir, stat } from 'node:fs/promises';
+import { access, readdir, stat } from 'node:fs/promises';
 import { extname, join, relative, resolve, sep } from 'node:path';
 import {
   type ChunkingOptions,
@@ -45,11 +45,13 @@ export interface IngestSummary {
 }
 
 /**
- * Ingest files and folders into the store, incrementally: an unchanged file (same bytes) is not
- * parsed or embedded again; a changed file replaces only its own chunks, and a kept clause keeps its
- * id and vector; a file gone from an ingested folder loses its chunks. Everything is read, parsed and
- * embedded before the store is touched, and the store applies the result in one transaction, so bad
- * input (a missing path, a file that is not UTF-8, a broken FAQ) leaves the index as it was.
+ * Ingest files and folders into the store's namespace, incrementally: an unchanged file (same bytes)
+ * is not parsed or embedded again; a changed file replaces only its own chunks, and a kept clause
+ * keeps its id and vector; a file gone from an ingested folder loses its chunks. Nothing else is
+ * removed: documents read from other folders (into the same namespace, with any base directory) and
+ * other namespaces stay as they are. Everything is read, parsed and embedded before the store is
+ * touched, and the store applies the result in one transaction, so bad input (a missing path, a file
+ * that is not UTF-8, a broken FAQ) leaves the index as it was.
  */
 export async function ingestPaths(paths: readonly string[], options: IngestOptions): Promise<IngestSummary> {
   const started = performance.now();
@@ -58,6 +60,8 @@ export async function ingestPaths(paths: readonly string[], options: IngestOptio
   const analyzer = options.analyzer ?? defaultTextAnalyzer();
   if (paths.length === 0)
     throw new RetrievalError('invalid_source', 'name at least one file or folder to ingest');
+  // Said before any file is read or embedded, not at the end of the work.
+  if (store.readOnly) throw new Error('the knowledge store is open read-only; open it for writing to ingest');
 
   const { files, folders } = await collectFiles(paths);
   const docIdOf = (file: string) => relative(baseDirectory, file).split(sep).join('/');
@@ -74,6 +78,7 @@ export async function ingestPaths(paths: readonly string[], options: IngestOptio
     putChunks: [],
     removeChunks: [],
     setEmbeddings: [],
+    setFilePaths: [],
   };
   // What the embedder sees is what the lexical lanes index (an FAQ answer with its questions).
   // `target` is a chunk inserted by this ingest; without one, the vector updates a kept chunk.
@@ -91,6 +96,8 @@ export async function ingestPaths(paths: readonly string[], options: IngestOptio
     const previousChunks = previous ? await store.chunkIdsOf(docId) : new Map<string, string | null>();
     if (previous?.contentHash === document.contentHash) {
       summary.documents.unchanged += 1;
+      // The same document read from elsewhere (a moved checkout), or first seen since paths were recorded.
+      if (previous.filePath !== file) changes.setFilePaths?.push({ docId, filePath: file });
       summary.chunks.unchanged += previous.chunkCount;
       // Same text, but perhaps a new embedding model: only the vectors are redone.
       if (embedder) {
@@ -104,7 +111,7 @@ export async function ingestPaths(paths: readonly string[], options: IngestOptio
     }
     if (previous) summary.documents.changed += 1;
     else summary.documents.added += 1;
-    changes.upsertDocuments.push(toStoredDocument(document, now));
+    changes.upsertDocuments.push(toStoredDocument(document, file, now));
     const newIds = new Set(document.chunks.map((chunk) => chunk.chunkId));
     for (const chunkId of previousChunks.keys()) {
       if (!newIds.has(chunkId)) {
@@ -142,8 +149,7 @@ export async function ingestPaths(paths: readonly string[], options: IngestOptio
   const seen = new Set(files.map(docIdOf));
   for (const document of existing.values()) {
     if (seen.has(document.docId)) continue;
-    const absolute = resolve(baseDirectory, document.sourcePath);
-    if (folders.some((folder) => absolute.startsWith(folder + sep))) {
+    if (await livedUnder(document, folders, baseDirectory)) {
       changes.removeDocuments.push(document.docId);
       summary.documents.removed += 1;
       summary.chunks.removed += document.chunkCount;
@@ -204,7 +210,32 @@ export async function ingestPaths(paths: readonly string[], options: IngestOptio
   return summary;
 }
 
-function toStoredDocument(document: LoadedDocument, now: number): StoredDocument {
+/**
+ * Whether a document this ingest did not see was read from one of its folders, so that its file is
+ * gone. Its recorded file path decides: its path relative to this ingest's base directory names
+ * another file when it was ingested with another base (`knowledge/a.md` of two agents). Only a
+ * document without a recorded path (stored before paths were) or whose recorded file no longer
+ * exists (a moved checkout) is placed by its relative path.
+ */
+async function livedUnder(
+  document: StoredDocument,
+  folders: readonly string[],
+  baseDirectory: string,
+): Promise<boolean> {
+  const under = (path: string) => folders.some((folder) => path.startsWith(folder + sep));
+  const recorded = document.filePath;
+  if (recorded !== null) {
+    if (under(recorded)) return true;
+    const stillThere = await access(recorded).then(
+      () => true,
+      () => false,
+    );
+    if (stillThere) return false;
+  }
+  return under(resolve(baseDirectory, document.sourcePath));
+}
+
+function toStoredDocument(document: LoadedDocument, filePath: string, now: number): StoredDocument {
   return {
     docId: document.docId,
     sourcePath: document.sourcePath,
@@ -213,6 +244,7 @@ function toStoredDocument(document: LoadedDocument, now: number): StoredDocument
     contentHash: document.contentHash,
     chunkCount: document.chunks.length,
     updatedAt: now,
+    filePath,
   };
 }
 

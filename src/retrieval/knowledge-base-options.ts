@@ -42,7 +42,7 @@ export interface KnowledgeBaseOptions {
   contextChars?: number;
   /**
    * The text analysis of documents and queries. Default: general resources only. A domain passes
-   * `createTextAnalyzer({ synonyms })` with its own table (e.g. src/domains/novashop/synonyms.txt).
+   * `createTextAnalyzer({ synonyms })` with its own table (an agent folder's synonyms.txt).
    */
   analyzer?: TextAnalyzer;
   /**
@@ -85,7 +85,7 @@ export const DEFAULT_FUSION_SCORE_SHARE = 0.2;
  * question's own words (docs/retrieval.md, change 17).
  */
 export const PARAPHRASE_WEIGHT = 0.5;
-/** Fitted on the NovaShop dev set (Youden's J); see docs/retrieval.md for both sets' counts. */
+/** Fitted on the shop example's dev set (Youden's J); see docs/retrieval.md for both sets' counts. */
 export const DEFAULT_LOW_EVIDENCE_SCORE = 0.9;
 /**
  * About three policy sentences: enough for the clause next to the match, while four hits stay

@@ -14,6 +14,7 @@ import {
   RERANK_PAUSE_MS,
   writeNoticeToStderr,
 } from './knowledge-base-options.ts';
+import { createIndexedKnowledgeSources, type KnowledgeSources } from './knowledge-sources.ts';
 import type { StoredChunk } from './knowledge-store.ts';
 import { extractIdentifiers, type LaneHit } from './lanes/index.ts';
 import {
@@ -59,10 +60,21 @@ export class KnowledgeBase {
   readonly #options: KnowledgeBaseOptions;
   #index: LoadedIndex;
   readonly #rerankerBreaker = new RerankerBreaker(RERANK_PAUSE_MS);
+  /**
+   * The whole documents behind this knowledge base's citations (`path#L12` without `#L12`): only its
+   * own namespace's, read from the files they were ingested from, as of the last open or ingest.
+   */
+  readonly sources: KnowledgeSources;
 
   private constructor(options: KnowledgeBaseOptions, index: LoadedIndex) {
     this.#options = options;
     this.#index = index;
+    this.sources = createIndexedKnowledgeSources(() => this.#index.documents);
+  }
+
+  /** The knowledge base's namespace in its store (an agent's id, or `default`). */
+  get namespace(): string {
+    return this.#options.store.namespace;
   }
 
   /** How the vector lane searches now: through its ANN graph, exactly, or not at all. */
@@ -130,7 +142,11 @@ export class KnowledgeBase {
     );
   }
 
-  /** Ingest files or folders into the store, then rebuild the indexes. */
+  /**
+   * Ingest files or folders into this namespace, then rebuild the indexes. Document paths (and so
+   * citations) are relative to `options.baseDirectory` (default: the working directory); only
+   * documents that were read from the folders named and are gone from them are removed.
+   */
   async ingest(
     paths: readonly string[],
     options: Omit<IngestOptions, 'store' | 'embedder' | 'analyzer'> = {},

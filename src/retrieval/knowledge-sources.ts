@@ -1,7 +1,8 @@
-import { readFile, stat } from 'node:fs/promises';
+import { lstat, readFile, stat } from 'node:fs/promises';
 import { basename, extname, relative, resolve, sep } from 'node:path';
 import { decodeUtf8, parseDocument, SUPPORTED_EXTENSIONS } from './chunking/index.ts';
 import { walkKnowledgeFolder } from './ingest.ts';
+import type { StoredDocument } from './knowledge-store.ts';
 
 /** A whole source document of the knowledge base, as a citation names it. */
 export interface KnowledgeSourceDocument {
@@ -67,6 +68,38 @@ export function createFileKnowledgeSources(
         return undefined;
       }
       return { path, title: titleOf(text, path), text };
+    },
+  };
+}
+
+/**
+ * The source documents a knowledge base holds (one namespace's), read from the files they were
+ * ingested from: a path is looked up among `documents()` (the knowledge base's current documents,
+ * by document path), so another namespace's documents, files never ingested, `..` and absolute
+ * paths answer undefined without touching the file system. A file since removed, replaced by a
+ * symbolic link or no longer UTF-8 answers undefined too.
+ */
+export function createIndexedKnowledgeSources(
+  documents: () => ReadonlyMap<string, Pick<StoredDocument, 'sourcePath' | 'title' | 'filePath'>>,
+): KnowledgeSources {
+  return {
+    async read(path) {
+      if (typeof path !== 'string' || path.length === 0 || path.length > MAX_PATH_LENGTH) return undefined;
+      const document = documents().get(path);
+      if (document === undefined || document.sourcePath !== path || document.filePath === null)
+        return undefined;
+      const file = document.filePath;
+      // As the ingest reads a folder: regular files, not links to elsewhere.
+      const info = await lstat(file).catch(() => undefined);
+      if (!info?.isFile()) return undefined;
+      let text: string;
+      try {
+        text = decodeUtf8(await readFile(file), path);
+      } catch {
+        return undefined;
+      }
+      // The title the citations were made with: the document as ingested.
+      return { path, title: document.title, text };
     },
   };
 }

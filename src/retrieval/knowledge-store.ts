@@ -1,5 +1,11 @@
 import type { DocumentKind } from './chunking/index.ts';
 
+/**
+ * The namespace of a store opened without one. A namespace is one knowledge base (an agent's id):
+ * documents, chunks, terms and indexes of different namespaces share a file and nothing else.
+ */
+export const DEFAULT_KNOWLEDGE_NAMESPACE = 'default';
+
 export interface StoredDocument {
   docId: string;
   sourcePath: string;
@@ -8,6 +14,12 @@ export interface StoredDocument {
   contentHash: string;
   chunkCount: number;
   updatedAt: number;
+  /**
+   * The absolute path of the file it was read from at its last ingest: what decides whether an
+   * ingest of a folder owns it, and what its source is read from. Null for a document stored before
+   * paths were recorded, until an ingest sees it again.
+   */
+  filePath: string | null;
 }
 
 export interface StoredChunk {
@@ -45,6 +57,8 @@ export interface KnowledgeChangeSet {
   setEmbeddings: { chunkId: string; embeddingModel: string; embedding: Float32Array }[];
   /** Analysed terms of inserted chunks, per lexical field, so that opening needs no analyser. */
   putTerms?: ChunkTermsChange[];
+  /** Unchanged documents now read from another file path (a moved checkout, or a migrated row). */
+  setFilePaths?: { docId: string; filePath: string }[];
 }
 
 /**
@@ -72,6 +86,13 @@ export interface StoredFieldTerms {
  * the scale-out work. Asynchronous so that a networked implementation fits the same interface.
  */
 export interface KnowledgeStore {
+  /** The knowledge base this store reads and writes; every method sees only its rows. */
+  readonly namespace: string;
+  /**
+   * Opened for reading only: nothing is written, not even the caches of an open (terms analysed
+   * again, postings, the vector graph), which are then built in memory; `apply` and `putTerms` throw.
+   */
+  readonly readOnly: boolean;
   listDocuments(): Promise<StoredDocument[]>;
   /** The ids of a document's chunks, with the model of their embedding (null when none). */
   chunkIdsOf(docId: string): Promise<Map<string, string | null>>;
@@ -87,13 +108,13 @@ export interface KnowledgeStore {
   loadTerms(field: string): Promise<StoredFieldTerms>;
   /** Store analysed terms of existing chunks (replacing theirs), atomically. */
   putTerms(changes: readonly ChunkTermsChange[]): Promise<void>;
-  /** The ANN graph stored for a model's vectors, if any. */
   /**
    * A lexical field's whole postings as stored by `savePostings`, if the stored terms are still of
    * the analysis they were built from; `apply` and `putTerms` drop the postings they make stale.
    */
   loadPostings(field: string): Promise<StoredPostings | undefined>;
   savePostings(field: string, postings: StoredPostings): Promise<void>;
+  /** The ANN graph stored for a model's vectors, if any. */
   loadVectorGraph(embeddingModel: string): Promise<StoredVectorGraph | undefined>;
   saveVectorGraph(embeddingModel: string, graph: StoredVectorGraph): Promise<void>;
 }

@@ -24,7 +24,7 @@ import {
   WORD_FIELD,
 } from './lexical-fields.ts';
 import { PassageIndex } from './passage-index.ts';
-import { TermPacker } from './term-packer.ts';
+import { PackedTermsWriter, readPackedTerms, TermPacker } from './term-packer.ts';
 import { defaultTextAnalyzer, type TextAnalyzer } from './text/index.ts';
 
 export interface KnowledgeIndexOptions {
@@ -173,7 +173,9 @@ async function prepareVectorGraph(
   const done = vectors
     .buildGraph()
     .then(async (graph) => {
-      if (graph) await options.store.saveVectorGraph(model, { rowsHash, graph: graph.toBytes() });
+      // A read-only open keeps the graph it built for itself.
+      if (graph && !options.store.readOnly)
+        await options.store.saveVectorGraph(model, { rowsHash, graph: graph.toBytes() });
     })
     .catch((error: unknown) => {
       // Rebuilt at the next open; the searches were right either way.
@@ -215,6 +217,7 @@ async function loadFieldPostings(
     }
   }
   const postings = postingsFromPacked(...(await loadFieldTerms(options, analyzer, chunks, field, report)));
+  if (options.store.readOnly) return postings;
   try {
     await options.store.savePostings(field.name, {
       fingerprint,
@@ -257,11 +260,12 @@ async function loadFieldTerms(
   if (missing.length > 0) {
     // Said once per open: analysing is what makes a large open slow, and a changed analysis means
     // the stored terms would not have matched the queries'.
+    const storing = store.readOnly ? 'for this open (the store is read-only)' : 'and storing their terms';
     options.onNotice(
       stale
         ? `the ${field.name} terms in the knowledge store were analysed by ${stored.fingerprint}, ` +
-            `not ${fingerprint}; re-analysing ${missing.length} chunks and storing their terms`
-        : `${missing.length} chunks have no stored ${field.name} terms; analysing and storing them`,
+            `not ${fingerprint}; re-analysing ${missing.length} chunks ${storing}`
+        : `${missing.length} chunks have no stored ${field.name} terms; analysing them ${storing}`,
     );
   }
   if (missing.length > 0) {
@@ -270,6 +274,12 @@ async function loadFieldTerms(
       chunkId: chunk.chunkId,
       packed: packer.pack(fieldTerms(field, chunk, analyzer)),
     }));
+    if (store.readOnly) {
+      // Merged in memory as the store would merge them, so the index is the one a writable open builds.
+      const merged = mergeTerms(stale ? EMPTY_TERMS : stored, packer.dictionary, analysed);
+      const inMemory = inOrder(merged);
+      return [chunks.length, merged.dictionary, (position) => inMemory[position] as Uint8Array];
+    }
     await store.putTerms([
       { field: field.name, fingerprint, dictionary: packer.dictionary, chunks: analysed },
     ]);
@@ -281,4 +291,39 @@ async function loadFieldTerms(
   }
   const inPosition = packedByPosition;
   return [chunks.length, stored.dictionary, (position) => inPosition[position] as Uint8Array];
+}
+
+const EMPTY_TERMS: StoredFieldTerms = { fingerprint: null, dictionary: [], byChunk: new Map() };
+
+/**
+ * Stored terms plus chunks packed against another dictionary, with the packer's ids translated into
+ * the stored dictionary (new terms get the next ids), as `SqliteKnowledgeStore.putTerms` stores them:
+ * what a read-only open searches with instead of storing.
+ */
+function mergeTerms(
+  stored: StoredFieldTerms,
+  dictionary: readonly string[],
+  chunks: readonly { chunkId: string; packed: Uint8Array }[],
+): StoredFieldTerms {
+  const merged = [...stored.dictionary];
+  const known = new Map<string, number>();
+  merged.forEach((term, id) => {
+    if (term !== undefined) known.set(term, id);
+  });
+  const ids = dictionary.map((term) => {
+    let id = known.get(term);
+    if (id === undefined) {
+      id = merged.length;
+      merged.push(term);
+      known.set(term, id);
+    }
+    return id;
+  });
+  const byChunk = new Map(stored.byChunk);
+  for (const { chunkId, packed } of chunks) {
+    const writer = new PackedTermsWriter(packed.length + 8);
+    readPackedTerms(packed, (local, count) => writer.write(ids[local] as number, count));
+    byChunk.set(chunkId, writer.finish());
+  }
+  return { fingerprint: stored.fingerprint, dictionary: merged, byChunk };
 }

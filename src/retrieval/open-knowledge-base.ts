@@ -5,6 +5,7 @@ import { EnvironmentSettings } from './environment-settings.ts';
 import { HashedNgramEmbedder } from './hashed-ngram-embedder.ts';
 import { createRerankerFromEnv } from './http-reranker.ts';
 import { KnowledgeBase, type KnowledgeBaseOptions } from './knowledge-base.ts';
+import { DEFAULT_KNOWLEDGE_NAMESPACE } from './knowledge-store.ts';
 import { createEmbedderFromEnv } from './openai-embedder.ts';
 import { SqliteKnowledgeStore } from './sqlite-knowledge-store.ts';
 import { defaultTextAnalyzer, type TextAnalyzer, textAnalysisFingerprint } from './text/index.ts';
@@ -58,17 +59,31 @@ export function rerankOptionsFromEnv(
   };
 }
 
-/** The knowledge base in the product's SQLite file, configured from the environment. */
+export interface OpenKnowledgeBaseOptions extends Omit<KnowledgeBaseOptions, 'store' | 'embedder'> {
+  /**
+   * Which knowledge base of the file: an agent's id. Default {@link DEFAULT_KNOWLEDGE_NAMESPACE}.
+   * Namespaces share nothing but the file (and the embedding cache, keyed by content).
+   */
+  namespace?: string;
+}
+
+/**
+ * One namespace of the knowledge tables in the product's SQLite file, configured from the
+ * environment. A database opened read-only gives a knowledge base that writes nothing: searches
+ * work, `ingest` throws.
+ */
 export async function openKnowledgeBase(
   database: Database,
   env: Readonly<Record<string, string | undefined>> = process.env,
-  options: Omit<KnowledgeBaseOptions, 'store' | 'embedder'> = {},
+  options: OpenKnowledgeBaseOptions = {},
 ): Promise<KnowledgeBase> {
+  const { namespace, ...knowledgeOptions } = options;
+  const store = new SqliteKnowledgeStore(database, namespace === undefined ? {} : { namespace });
   const embedder = embedderFromEnv(database, env, options.analyzer);
   return KnowledgeBase.open({
     ...rerankOptionsFromEnv(env),
-    ...options,
-    store: new SqliteKnowledgeStore(database),
+    ...knowledgeOptions,
+    store,
     ...(embedder ? { embedder } : {}),
   });
 }

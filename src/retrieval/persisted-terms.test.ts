@@ -7,7 +7,7 @@ import { temporaryKnowledgeDirectory } from './test-support/index.ts';
 import { createTextAnalyzer } from './text/index.ts';
 
 // The shop's own knowledge and questions: a real corpus, small enough to analyse in a test.
-const KNOWLEDGE = new URL('../domains/novashop/knowledge/', import.meta.url).pathname;
+const KNOWLEDGE = new URL('../../examples/novashop/knowledge/', import.meta.url).pathname;
 const QUESTIONS = [
   '这双鞋七天内能退吗？',
   'NS-X2-BLK-M 什么时候发货',

@@ -2,7 +2,7 @@
  * The default analyser's synonym table: general resources only, true of any Chinese shop's customer
  * service, written from general e-commerce knowledge and never from a corpus or its questions. A
  * shop's own vocabulary (brands, products, its policy wording) belongs in a per-domain file passed as
- * `synonyms` (e.g. src/domains/novashop/synonyms.txt), which is merged into this one (same format,
+ * `synonyms` (an agent folder's synonyms.txt), which is merged into this one (same format,
  * see synonyms.ts; a group with the same canonical term adds forms).
  *
  * Three kinds of line, kept short so that each can be reviewed:

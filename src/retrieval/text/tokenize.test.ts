@@ -4,7 +4,7 @@ import { STOP_WORDS } from './stop-words.ts';
 import { analyze, characterNgrams, createTextAnalyzer } from './tokenize.ts';
 
 // The default analyser holds general resources only; a shop's table is tested beside the shop
-// (src/domains/novashop/novashop-analyzer.test.ts).
+// (examples/novashop/novashop-analyzer.test.ts).
 describe('the default analyser', () => {
   it('keeps identifiers whole, with their parts', () => {
     expect(analyze('NS-X2-BLK-M')).toEqual(['ns', 'x2', 'blk', 'm', 'ns-x2-blk-m']);

@@ -27,7 +27,7 @@ const EXPANSION_CACHE_LIMIT = 100_000;
 /** Options of {@link createTextAnalyzer}. */
 export interface TextAnalyzerOptions {
   /**
-   * A domain's synonym table (the format of src/domains/novashop/synonyms.txt), merged into the
+   * A domain's synonym table (the format of an agent folder's synonyms.txt), merged into the
    * general glossary: its groups add forms, its one-word lines are dictionary words.
    */
   readonly synonyms?: string;
