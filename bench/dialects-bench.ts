@@ -19,6 +19,7 @@ import { performance } from 'node:perf_hooks';
 import { serve } from '@hono/node-server';
 import { ScriptedChatModel, textTurn } from '../src/models/index.ts';
 import { RunManager } from '../src/runtime/index.ts';
+import { testAgent } from '../src/runtime/test-support/test-agent.ts';
 import { createApp } from '../src/server/index.ts';
 import { MemoryResponseRecords, openDatabase, SqliteRunStore } from '../src/store/index.ts';
 import { median, readAll, type StreamRead } from './http-read.ts';
@@ -62,16 +63,20 @@ async function main(): Promise<void> {
   const faces = Object.keys(FACES) as Face[];
   const fastTurns = faces.length * (ROUNDS + 1);
   const runs = new RunManager({
+    agents: [
+      testAgent({
+        model: new ScriptedChatModel([...new Array(fastTurns).fill(fast), ...new Array(8).fill(slow)]),
+        tools: [],
+        skills: [],
+        instructions: '你是客服。',
+      }),
+    ],
     store,
-    model: new ScriptedChatModel([...new Array(fastTurns).fill(fast), ...new Array(8).fill(slow)]),
-    tools: [],
-    skills: [],
-    systemPrompt: '你是客服。',
   });
   const app = createApp({
     store,
     runs,
-    responses: { records: new MemoryResponseRecords(), modelName: 'bench' },
+    responses: { records: new MemoryResponseRecords() },
   });
   const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' });
   server.setMaxListeners?.(0);

@@ -20,6 +20,7 @@ import { serve } from '@hono/node-server';
 import { ScriptedChatModel, textTurn } from '../src/models/index.ts';
 import { encodeRunEventSse, type LoggedRunEvent } from '../src/protocol/index.ts';
 import { RunManager } from '../src/runtime/index.ts';
+import { testAgent } from '../src/runtime/test-support/test-agent.ts';
 import {
   createApp,
   encodeResponsesEvent,
@@ -97,16 +98,20 @@ async function main(): Promise<void> {
     chunkSize: 4,
   });
   const runs = new RunManager({
+    agents: [
+      testAgent({
+        model: new ScriptedChatModel(new Array(2 * (HTTP_ROUNDS + 1)).fill(turn)),
+        tools: [],
+        skills: [],
+        instructions: '你是客服。',
+      }),
+    ],
     store,
-    model: new ScriptedChatModel(new Array(2 * (HTTP_ROUNDS + 1)).fill(turn)),
-    tools: [],
-    skills: [],
-    systemPrompt: '你是客服。',
   });
   const app = createApp({
     store,
     runs,
-    responses: { records: new MemoryResponseRecords(), modelName: 'bench' },
+    responses: { records: new MemoryResponseRecords() },
   });
   const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' });
   try {

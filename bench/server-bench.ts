@@ -20,6 +20,7 @@ import { serve } from '@hono/node-server';
 import { ScriptedChatModel, textTurn } from '../src/models/index.ts';
 import { encodeRunEventSse, type RunEvent, SSE_CONTENT_TYPE } from '../src/protocol/index.ts';
 import { RunManager } from '../src/runtime/index.ts';
+import { testAgent } from '../src/runtime/test-support/test-agent.ts';
 import { createApp, RETRY_MS } from '../src/server/index.ts';
 import { openDatabase, SqliteRunStore } from '../src/store/index.ts';
 import type { BatchMessage, BatchResult, ClientRequest, StreamResult } from './server-bench-client.ts';
@@ -229,11 +230,15 @@ async function main(): Promise<void> {
   const database = openDatabase(join(directory, 'runstream.db'));
   const store = new SqliteRunStore(database);
   const runs = new RunManager({
+    agents: [
+      testAgent({
+        model: new ScriptedChatModel(new Array(totalTurns).fill(turn)),
+        tools: [],
+        skills: [],
+        instructions: '你是客服。',
+      }),
+    ],
     store,
-    model: new ScriptedChatModel(new Array(totalTurns).fill(turn)),
-    tools: [],
-    skills: [],
-    systemPrompt: '你是客服。',
   });
   const appServer = serve({ fetch: createApp({ store, runs }).fetch, port: 0, hostname: '127.0.0.1' });
   let raw: Server | undefined;

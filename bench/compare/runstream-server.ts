@@ -14,6 +14,7 @@ import { serve } from '@hono/node-server';
 import { ScriptedChatModel, textTurn } from '../../src/models/index.ts';
 import type { RunEvent } from '../../src/protocol/index.ts';
 import { RunManager } from '../../src/runtime/index.ts';
+import { testAgent } from '../../src/runtime/test-support/test-agent.ts';
 import { createApp } from '../../src/server/index.ts';
 import { openDatabase, SqliteResponseRecords, SqliteRunStore } from '../../src/store/index.ts';
 import type { ClientRequest } from '../server-bench-client.ts';
@@ -45,16 +46,20 @@ mkdirSync(config.dataDir, { recursive: true });
 const database = openDatabase(join(config.dataDir, 'runstream.db'));
 const store = new SqliteRunStore(database);
 const runs = new RunManager({
+  agents: [
+    testAgent({
+      model: new ScriptedChatModel(new Array(config.turns).fill(turn)),
+      tools: [],
+      skills: [],
+      instructions: '你是客服。',
+    }),
+  ],
   store,
-  model: new ScriptedChatModel(new Array(config.turns).fill(turn)),
-  tools: [],
-  skills: [],
-  systemPrompt: '你是客服。',
 });
 const app = createApp({
   store,
   runs,
-  responses: { records: new SqliteResponseRecords(database), modelName: 'scripted' },
+  responses: { records: new SqliteResponseRecords(database) },
 });
 const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' });
 await new Promise((resolve) => server.once('listening', resolve));

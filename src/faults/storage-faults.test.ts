@@ -6,7 +6,7 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ScriptedChatModel, type ScriptedTurnInput, textTurn } from '../models/index.ts';
 import type { RunEvent } from '../protocol/index.ts';
-import { ENDING_NOT_SAVED_MESSAGE } from '../runtime/run-replicas.ts';
+import { RUN_MESSAGES } from '../runtime/run-messages.ts';
 import {
   type FaultServer,
   finishedEvent,
@@ -20,6 +20,8 @@ import {
   summarise,
   tally,
 } from './test-support/fault-server.ts';
+
+const ENDING_NOT_SAVED_MESSAGE = RUN_MESSAGES['zh-CN'].endingNotSaved;
 
 /**
  * Storage fault campaign (issue #13 §2): the SQLite file refuses the writes of runs in progress, over

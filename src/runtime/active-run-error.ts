@@ -1,6 +1,7 @@
 import type { RunRecord, RunStore } from '../store/index.ts';
 import { waitsForToolResults } from './agent-loop.ts';
-import { CONFIRMATION_PENDING_MESSAGE, RunError, TOOL_RESULTS_PENDING_MESSAGE } from './run-error.ts';
+import { RunError } from './run-error.ts';
+import type { RunMessages } from './run-messages.ts';
 import type { RunCheckpoint } from './run-options.ts';
 
 /**
@@ -8,11 +9,15 @@ import type { RunCheckpoint } from './run-options.ts';
  * tool results, or waiting for the shopper's confirmation. Each names the run, so a client can follow
  * or answer it instead.
  */
-export async function activeRunError(store: RunStore, active: RunRecord): Promise<RunError> {
+export async function activeRunError(
+  store: RunStore,
+  active: RunRecord,
+  messages: RunMessages,
+): Promise<RunError> {
   if (active.status !== 'paused')
-    return new RunError('run_in_progress', '上一轮回答还在进行中，请稍候或先停止它', { runId: active.id });
+    return new RunError('run_in_progress', messages.runInProgress, { runId: active.id });
   const checkpoint = (await store.getCheckpoint(active.id)) as RunCheckpoint | undefined;
   if (checkpoint !== undefined && waitsForToolResults(checkpoint))
-    return new RunError('tool_results_pending', TOOL_RESULTS_PENDING_MESSAGE, { runId: active.id });
-  return new RunError('confirmation_pending', CONFIRMATION_PENDING_MESSAGE, { runId: active.id });
+    return new RunError('tool_results_pending', messages.toolResultsPending, { runId: active.id });
+  return new RunError('confirmation_pending', messages.confirmationPending, { runId: active.id });
 }

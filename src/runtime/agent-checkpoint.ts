@@ -21,6 +21,11 @@ export interface PendingWrite {
   args: unknown;
   blockId: string;
   confirmBlockId: string;
+  /**
+   * The tool's schema fingerprint when the card was shown (`toolSchemaHash`): an approval after the
+   * tool changed or disappeared is refused. Absent in checkpoints of older versions.
+   */
+  schema?: string;
   /** The policies' decision, for the audit entry written once the call ends. */
   audit?: PendingAudit;
 }

@@ -2,13 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { type ChatMessage, ModelError, ScriptedChatModel, textTurn, toolCallTurn } from '../models/index.ts';
 import type { Block, ToolBlock } from '../protocol/index.ts';
-import { Agent, type AgentOutcome, MAX_ITERATIONS_HINT } from './agent-loop.ts';
+import { Agent, type AgentOutcome } from './agent-loop.ts';
 import { driveRun } from './drive-run.ts';
 import { RunCancelled } from './run-cancelled.ts';
 import { RunLog } from './run-log.ts';
+import { RUN_MESSAGES } from './run-messages.ts';
 import type { Skill } from './skill.ts';
 import { type AnyTool, type Tool, ToolError } from './tool.ts';
 import { MAX_TOOL_RESULT_CHARS } from './tool-execution.ts';
+
+const MAX_ITERATIONS_HINT = RUN_MESSAGES['zh-CN'].maxStepsHint;
 
 const context = { runId: 'run_1', conversationId: 'conv_1', userId: 'usr_1' };
 

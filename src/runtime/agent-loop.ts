@@ -15,6 +15,8 @@ import { assistantMessageOf, type ModelTurn, streamModelTurn, yieldToEventLoop }
 import { OpenToolCalls, type ToolClassification } from './open-tool-calls.ts';
 import { RunBlocks } from './run-blocks.ts';
 import { RunCancelled } from './run-cancelled.ts';
+import { formatMessage, RUN_MESSAGES, type RunMessages } from './run-messages.ts';
+import type { AnyTool } from './tool.ts';
 import { ToolExecution, validateWith } from './tool-execution.ts';
 import { visibleTools } from './visible-tools.ts';
 
@@ -25,13 +27,12 @@ export { closeOpenBlocks } from './close-open-blocks.ts';
 export { HOST_TOOL_FAILED } from './host-tool-calls.ts';
 export { LOAD_SKILL_TOOL } from './load-skill.ts';
 
-export const MAX_ITERATIONS_HINT = '已达到最大迭代次数，正在生成当前执行结果的总结';
-
 /** What a person is told when the provider ended the answer early (see `#noteCutShort`). */
-const CUT_SHORT_NOTES: Partial<Record<ModelTurn['finishReason'], string>> = {
-  length: '回答达到了模型单次输出的长度上限，后面的内容没有生成。',
-  content_filter: '模型服务的内容安全策略拦截了这次回答，内容可能不完整。',
-};
+function cutShortNote(messages: RunMessages, finishReason: ModelTurn['finishReason']): string | undefined {
+  if (finishReason === 'length') return messages.cutShortLength;
+  if (finishReason === 'content_filter') return messages.cutShortContentFilter;
+  return undefined;
+}
 
 export type AgentOutcome =
   | { status: 'completed' }
@@ -48,6 +49,10 @@ export class Agent {
   readonly #options: AgentOptions;
   readonly #hostTools: ReadonlyMap<string, HostToolValidator>;
   readonly #parts: AgentParts;
+
+  get #messages(): RunMessages {
+    return this.#options.messages ?? RUN_MESSAGES['zh-CN'];
+  }
 
   constructor(options: AgentOptions) {
     this.#options = options;
@@ -119,7 +124,13 @@ export class Agent {
           this.#options,
           this.#parts.blocks,
           transcript,
-          visibleTools(this.#options.tools, this.#hostTools, this.#options.skills, loadedSkills),
+          visibleTools(
+            this.#options.tools,
+            this.#hostTools,
+            this.#options.skills,
+            loadedSkills,
+            this.#options.policies,
+          ),
         );
         this.#stepFinished(iterations, turn);
         transcript.push(assistantMessageOf(turn));
@@ -157,14 +168,11 @@ export class Agent {
         }
       }
       // Out of iterations: say so, then one last turn without tools for a summary.
-      log.append({ type: 'run.hint', code: 'max_iterations', text: MAX_ITERATIONS_HINT });
+      log.append({ type: 'run.hint', code: 'max_iterations', text: this.#messages.maxStepsHint });
       const summary = await streamModelTurn(
         this.#options,
         this.#parts.blocks,
-        [
-          ...transcript,
-          { role: 'user', content: '请根据目前已有的工具结果，总结当前的执行情况并回答用户。' },
-        ],
+        [...transcript, { role: 'user', content: this.#messages.summaryPrompt }],
         [],
       );
       this.#stepFinished(iterations + 1, summary);
@@ -174,10 +182,10 @@ export class Agent {
     } catch (error) {
       if (signal.aborted) throw signal.reason;
       this.#parts.calls.settle('failed', `runtime_error: ${messageOf(error)}`);
-      const message =
-        error instanceof ModelError
-          ? `模型服务出错，本轮回答已中断：${error.message}`
-          : `本轮运行出错，已中断：${error instanceof Error ? error.message : String(error)}`;
+      const message = formatMessage(
+        error instanceof ModelError ? this.#messages.modelFailed : this.#messages.runFailed,
+        { message: messageOf(error) },
+      );
       const code = error instanceof ModelError ? error.code : 'runtime_error';
       // Every open block closes, as the protocol requires before finishing.
       closeOpenBlocks(log, 'interrupted');
@@ -234,9 +242,25 @@ export class Agent {
     if ('failed' in vetted) return vetted.failed;
     const args = vetted.args;
     log.append({ type: 'block.updated', blockId, kind: 'tool', toolCallId: request.id, args });
-    if (tool.effect === 'write')
+    if (tool.effect === 'write' && (await this.#needsApproval(tool, request.id, args)))
       return requestConfirmation(this.#parts, tool, request, blockId, args, pending);
     return execution.run(tool, request.id, blockId, args);
+  }
+
+  /**
+   * Whether this call of a write tool waits for the owner: always, unless the tool decides from its
+   * arguments (`needsApproval`). A decision that throws asks: the safe side of a write.
+   */
+  async #needsApproval(tool: AnyTool, toolCallId: string, args: unknown): Promise<boolean> {
+    if (tool.needsApproval === undefined) return true;
+    try {
+      return await tool.needsApproval(
+        args,
+        this.#parts.execution.toolContext(toolCallId, this.#options.signal),
+      );
+    } catch {
+      return true;
+    }
   }
 
   /** Log the end of one model call: its number in the run, why it ended, what it cost. */
@@ -254,7 +278,7 @@ export class Agent {
    * one: the person reading it is told, in a block that stays after a refresh.
    */
   #noteCutShort(turn: ModelTurn): void {
-    const note = CUT_SHORT_NOTES[turn.finishReason];
+    const note = cutShortNote(this.#messages, turn.finishReason);
     if (note === undefined) return;
     const blockId = this.#parts.blocks.newBlockId();
     this.#options.log.append({ type: 'block.started', blockId, kind: 'error' });

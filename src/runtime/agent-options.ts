@@ -1,6 +1,7 @@
 import type { ChatModel } from '../models/index.ts';
 import type { HostToolDefinition } from './host-tool.ts';
 import type { RunLog } from './run-log.ts';
+import type { RunMessages } from './run-messages.ts';
 import type { Skill } from './skill.ts';
 import type { AnyTool } from './tool.ts';
 import type { ToolAuditEntry, ToolCallFace } from './tool-audit.ts';
@@ -25,6 +26,8 @@ export interface AgentOptions {
   signal: AbortSignal;
   /** Model turns with tools before the summary turn. Default 10. */
   maxIterations?: number;
+  /** The texts shown to a person or the model (hints, error blocks). Default: the zh-CN table. */
+  messages?: RunMessages;
   /** New block ids; default `blk_<n>` numbered within the run. */
   newBlockId?: () => string;
   /**

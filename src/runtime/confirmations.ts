@@ -2,7 +2,9 @@ import type { ChatMessage, ToolCallRequest } from '../models/index.ts';
 import type { AgentCheckpoint, PendingWrite } from './agent-checkpoint.ts';
 import type { AgentParts } from './agent-parts.ts';
 import { messageOf } from './message-of.ts';
+import { formatMessage, RUN_MESSAGES } from './run-messages.ts';
 import { type AnyTool, ToolError } from './tool.ts';
+import { toolSchemaHash } from './tool-schema-hash.ts';
 
 /**
  * Show the confirmation card of a write call whose arguments were vetted, and add the call to
@@ -52,6 +54,7 @@ export async function requestConfirmation(
     args,
     blockId,
     confirmBlockId,
+    schema: toolSchemaHash(tool),
     audit: parts.calls.pendingAudit(request.id),
   });
   return undefined;
@@ -97,9 +100,11 @@ export async function applyDecisions(
         continue;
       }
       const tool = options.tools.find((candidate) => candidate.name === call.name);
-      const content = tool
-        ? await execution.run(tool, call.toolCallId, call.blockId, call.args)
-        : execution.fail(call.toolCallId, call.blockId, 'unknown_tool', `no tool named ${call.name}`);
+      const changed = agentChange(tool, call);
+      const content =
+        tool !== undefined && changed === undefined
+          ? await execution.run(tool, call.toolCallId, call.blockId, call.args)
+          : refuseChanged(parts, call, changed ?? `${call.name} removed`);
       transcript.push({ role: 'tool', toolCallId: call.toolCallId, content });
     } else {
       log.append({
@@ -114,9 +119,34 @@ export async function applyDecisions(
       transcript.push({
         role: 'tool',
         toolCallId: call.toolCallId,
-        content: JSON.stringify({ rejected: true, message: '用户拒绝了这个操作，未执行。' }),
+        content: JSON.stringify({
+          rejected: true,
+          message: (options.messages ?? RUN_MESSAGES['zh-CN']).toolRejected,
+        }),
       });
     }
   }
   return transcript;
+}
+
+/** What changed in the call's tool since its card was shown, if anything. */
+function agentChange(tool: AnyTool | undefined, call: PendingWrite): string | undefined {
+  if (tool === undefined) return `${call.name} removed`;
+  if (call.schema !== undefined && call.schema !== toolSchemaHash(tool)) return `${call.name} changed`;
+  return undefined;
+}
+
+/**
+ * An approved call whose tool changed since the card: it does not run. The tool block fails with the
+ * reason (the model reads it) and an error block tells the person, in a block a refresh keeps.
+ */
+function refuseChanged(parts: AgentParts, call: PendingWrite, detail: string): string {
+  const messages = parts.options.messages ?? RUN_MESSAGES['zh-CN'];
+  const text = formatMessage(messages.agentChanged, { detail });
+  const content = parts.execution.fail(call.toolCallId, call.blockId, 'agent_changed', text);
+  const blockId = parts.blocks.newBlockId();
+  parts.options.log.append({ type: 'block.started', blockId, kind: 'error' });
+  parts.options.log.append({ type: 'block.delta', blockId, text });
+  parts.blocks.endBlock(blockId, 'done');
+  return content;
 }

@@ -1,5 +1,6 @@
 import type { RunRecord, RunStore } from '../store/index.ts';
 import { RunError } from './run-error.ts';
+import type { RunMessages } from './run-messages.ts';
 import type { RunCheckpoint } from './run-options.ts';
 
 /** What a decision came to: other writes of the pause still wait, or every one is decided. */
@@ -20,12 +21,13 @@ export async function takeDecision(
   decision: 'approve' | 'reject',
   note: string | undefined,
   ownedRun: () => Promise<RunRecord>,
+  messages: RunMessages,
 ): Promise<DecisionIntake> {
   const run = await ownedRun();
   const call = await store.getToolCall(runId, toolCallId);
   if (call === undefined || call.effect !== 'write') throw new RunError('not_found', 'no such confirmation');
   if (call.decision !== null)
-    throw new RunError('decision_conflict', '这个操作已经确认过了', { decision: call.decision });
+    throw new RunError('decision_conflict', messages.alreadyDecided, { decision: call.decision });
   if (run.status !== 'paused') {
     throw new RunError('run_finished', 'the run is no longer waiting for a decision', {
       status: run.status,
@@ -38,7 +40,7 @@ export async function takeDecision(
   });
   if (!result.applied) {
     // Lost a race with another decision (a double click): the first one stands.
-    throw new RunError('decision_conflict', '这个操作已经确认过了', { decision: result.decision });
+    throw new RunError('decision_conflict', messages.alreadyDecided, { decision: result.decision });
   }
   const checkpoint = (await store.getCheckpoint(runId)) as RunCheckpoint | undefined;
   if (checkpoint === undefined) throw new RunError('not_paused', 'the run has nothing to resume');

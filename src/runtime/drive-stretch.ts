@@ -3,8 +3,10 @@ import { Agent, type AgentContext, type AgentOutcome } from './agent-loop.ts';
 import { driveRun, type RunOutcome } from './drive-run.ts';
 import type { KeyedSerialQueue } from './keyed-serial-queue.ts';
 import type { OwnedRunLogs } from './owned-run-logs.ts';
+import type { ResolvedAgent } from './resolved-agent.ts';
 import type { RunLog } from './run-log.ts';
 import type { RunManagerOptions } from './run-manager-options.ts';
+import type { RunMessages } from './run-messages.ts';
 import type { StoredRunOptions } from './run-options.ts';
 import { settleStretch } from './settle-stretch.ts';
 import type { ToolAuditEntry } from './tool-audit.ts';
@@ -16,6 +18,8 @@ import type { ToolAuditRecorder } from './tool-audit-recorder.ts';
 /** A run this instance drives. */
 export interface LiveRun {
   log: RunLog;
+  /** The texts of the run's agent, for what the manager itself says in the run (an interruption). */
+  messages: RunMessages;
   controller: AbortController;
   /** Settles when the current stretch (start or resume) has ended and been persisted. */
   settled: Promise<RunOutcome>;
@@ -54,6 +58,8 @@ export interface DriveStretchDeps {
   audit: ToolAuditRecorder;
   /** The ending of a stretch, written only while this instance still holds the run's lease. */
   finishWrite(runId: string, patch: RunPatch): Promise<void>;
+  /** The agent of a run's stored options (the default one for checkpoints that name none). */
+  agentOf(agentId: string | undefined): ResolvedAgent;
 }
 
 /**
@@ -70,7 +76,8 @@ export function driveStretch(
 ): void {
   const { store } = deps.options;
   const controller = new AbortController();
-  const agent = stretchAgent(deps, log, context, runOptions, controller.signal);
+  const definition = deps.agentOf(runOptions.agentId);
+  const agent = stretchAgent(deps, definition, log, context, runOptions, controller.signal);
   const settled = (async (): Promise<RunOutcome> => {
     const outcome = await driveRun(log, controller.signal, () => work(agent));
     try {
@@ -93,7 +100,7 @@ export function driveStretch(
     }
     return outcome;
   })();
-  deps.live.set(runId, { log, controller, settled });
+  deps.live.set(runId, { log, controller, settled, messages: definition.messages });
 }
 
 /** Who the agent works for in a stretch of the run. */
@@ -114,22 +121,25 @@ export function agentContextOf(
 
 function stretchAgent(
   deps: DriveStretchDeps,
+  definition: ResolvedAgent,
   log: RunLog,
   context: AgentContext,
   runOptions: StoredRunOptions,
   signal: AbortSignal,
 ): Agent {
   const { options, audit } = deps;
+  const policies = [...(options.policies ?? []), ...(definition.policies ?? [])];
   return new Agent({
-    model: options.model,
-    tools: options.tools,
-    skills: options.skills,
+    model: definition.model,
+    tools: definition.tools,
+    skills: definition.skills,
+    messages: definition.messages,
     log,
     context,
     signal,
     hostTools: runOptions.hostTools,
-    ...(options.policies !== undefined ? { policies: options.policies } : {}),
+    ...(policies.length > 0 ? { policies } : {}),
     ...(audit.enabled ? { onToolAudit: (entry: ToolAuditEntry) => audit.record(context.runId, entry) } : {}),
-    ...(options.maxIterations !== undefined ? { maxIterations: options.maxIterations } : {}),
+    ...(definition.maxSteps !== undefined ? { maxIterations: definition.maxSteps } : {}),
   });
 }

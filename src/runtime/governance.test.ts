@@ -19,6 +19,7 @@ import type { HostToolDefinition } from './host-tool.ts';
 import type { RunLog } from './run-log.ts';
 import { RunManager, type RunManagerOptions } from './run-manager.ts';
 import type { Skill } from './skill.ts';
+import { testAgent } from './test-support/test-agent.ts';
 import { type Tool, type ToolContext, ToolError } from './tool.ts';
 import type { ToolCallInfo, ToolPolicy } from './tool-policy.ts';
 
@@ -131,11 +132,8 @@ beforeEach(async () => {
 
 function manager(model: ScriptedChatModel, options: Partial<RunManagerOptions> = {}): RunManager {
   return new RunManager({
+    agents: [testAgent({ model, tools: tools(calls), skills: [orderChange], instructions: '客服' })],
     store,
-    model,
-    tools: tools(calls),
-    skills: [orderChange],
-    systemPrompt: '客服',
     audit,
     ...options,
   });
@@ -531,16 +529,20 @@ describe('the tool audit log', () => {
       const user = (await sqliteStore.createUser('sqlite')).id;
       const conversation = (await sqliteStore.createConversation(user, 'audit')).id;
       const before = new RunManager({
+        agents: [
+          testAgent({
+            model: new ScriptedChatModel([
+              toolCallTurn([
+                { id: 'call_query', name: 'query_order', arguments: {} },
+                { id: 'call_read', name: 'read_local_file', arguments: { path: 'a.txt' } },
+              ]),
+            ]),
+            tools: tools(calls),
+            skills: [],
+            instructions: '客服',
+          }),
+        ],
         store: sqliteStore,
-        model: new ScriptedChatModel([
-          toolCallTurn([
-            { id: 'call_query', name: 'query_order', arguments: {} },
-            { id: 'call_read', name: 'read_local_file', arguments: { path: 'a.txt' } },
-          ]),
-        ]),
-        tools: tools(calls),
-        skills: [],
-        systemPrompt: '客服',
         audit: new SqliteToolAuditLog(first),
       });
       const log = await before.startRun(user, conversation, '查', undefined, {
@@ -552,11 +554,15 @@ describe('the tool audit log', () => {
 
       const afterAudit = new SqliteToolAuditLog(second);
       const after = new RunManager({
+        agents: [
+          testAgent({
+            model: new ScriptedChatModel([textTurn('好了。')]),
+            tools: tools(calls),
+            skills: [],
+            instructions: '客服',
+          }),
+        ],
         store: new SqliteRunStore(second),
-        model: new ScriptedChatModel([textTurn('好了。')]),
-        tools: tools(calls),
-        skills: [],
-        systemPrompt: '客服',
         audit: afterAudit,
       });
       await after.submitToolResults(user, log.runId, [{ toolCallId: 'call_read', output: 'A' }]);

@@ -10,6 +10,7 @@ import type { RunError } from './run-error.ts';
 import type { RunLog } from './run-log.ts';
 import { RunManager } from './run-manager.ts';
 import { recordingCancelOrder } from './test-support/recording-cancel-order.ts';
+import { testAgent } from './test-support/test-agent.ts';
 
 const readFile: HostToolDefinition = {
   name: 'read_local_file',
@@ -107,11 +108,8 @@ describe.each(STORES)('host tools with $name', ({ create }) => {
 
   function manager(model: ScriptedChatModel, runStore: RunStore = store): RunManager {
     return new RunManager({
+      agents: [testAgent({ model, tools: [cancelOrder], skills: [], instructions: '你是助手。' })],
       store: runStore,
-      model,
-      tools: [cancelOrder],
-      skills: [],
-      systemPrompt: '你是助手。',
     });
   }
 

@@ -2,8 +2,6 @@ import { closeOpenBlocks } from './agent-loop.ts';
 import { finishedUsage } from './finished-usage.ts';
 import type { RunLog } from './run-log.ts';
 
-export const INTERRUPTED_MESSAGE = '本轮异常中断，请核对刚才提交的操作是否已经生效。';
-
 /**
  * Why a run was interrupted: its server restarted (one instance), or the instance that drove it
  * stopped renewing its lease and another took the run over.
@@ -19,12 +17,14 @@ export function appendInterruption(
   reason: InterruptReason,
   conversationId: string,
   messageId: string,
+  /** What the person reads (`RunMessages.interrupted` of the run's agent). */
+  text: string,
 ): void {
   if (log.state.runId === null) log.append({ type: 'run.started', conversationId, messageId });
   closeOpenBlocks(log, 'interrupted');
   const blockId = `blk_interrupted_${log.lastSeq + 1}`;
   log.append({ type: 'block.started', blockId, kind: 'error' });
-  log.append({ type: 'block.delta', blockId, text: INTERRUPTED_MESSAGE });
+  log.append({ type: 'block.delta', blockId, text });
   log.append({ type: 'block.ended', blockId, endedAt: Date.now(), durationMs: 0, status: 'done' });
   log.append({ type: 'run.finished', status: 'interrupted', reason, ...finishedUsage(log) });
 }

@@ -5,7 +5,11 @@ import { ScriptedChatModel, textTurn } from '../models/index.ts';
 import type { LoggedRunEvent } from '../protocol/index.ts';
 import { MemoryRunStore } from '../store/index.ts';
 import { LogMirror } from './log-mirror.ts';
-import { LIVE_LOG_UNREACHABLE_MESSAGE, RunManager } from './run-manager.ts';
+import { RunManager } from './run-manager.ts';
+import { RUN_MESSAGES } from './run-messages.ts';
+import { testAgent } from './test-support/test-agent.ts';
+
+const LIVE_LOG_UNREACHABLE_MESSAGE = RUN_MESSAGES['zh-CN'].liveLogUnreachable;
 
 /** An event log that records each append and fails the first `failures` of them. */
 class FlakyEventLog extends MemoryEventLog {
@@ -100,13 +104,17 @@ describe('a run whose shared log is unreachable', () => {
     const user = await store.createUser('shopper');
     const conversation = await store.createConversation(user.id, '退货');
     const runs = new RunManager({
+      agents: [
+        testAgent({
+          model: new ScriptedChatModel([textTurn('七天无理由退货。'.repeat(30), { chunkSize: 2 })], {
+            delayMs: 10,
+          }),
+          tools: [],
+          skills: [],
+          instructions: '你是 NovaShop 客服。',
+        }),
+      ],
       store,
-      model: new ScriptedChatModel([textTurn('七天无理由退货。'.repeat(30), { chunkSize: 2 })], {
-        delayMs: 10,
-      }),
-      tools: [],
-      skills: [],
-      systemPrompt: '你是 NovaShop 客服。',
       eventLog: new FlakyEventLog(Number.POSITIVE_INFINITY),
       liveLogGiveUpMs: 200,
     });

@@ -9,6 +9,7 @@ import type {
 import type { AgentOptions } from './agent-options.ts';
 import { LOAD_SKILL_TOOL } from './load-skill.ts';
 import type { RunBlocks } from './run-blocks.ts';
+import { RUN_MESSAGES } from './run-messages.ts';
 
 /** How often a turn looks at the clock, in parts. */
 const YIELD_CHECK_PARTS = 16;
@@ -48,7 +49,7 @@ export function yieldToEventLoop(): Promise<void> {
 
 /** Stream one model turn into blocks; returns its text and tool calls. */
 export async function streamModelTurn(
-  options: Pick<AgentOptions, 'log' | 'model' | 'signal' | 'tools'>,
+  options: Pick<AgentOptions, 'log' | 'model' | 'signal' | 'tools' | 'messages'>,
   blocks: RunBlocks,
   transcript: readonly ChatMessage[],
   tools: readonly ToolDefinition[],
@@ -125,7 +126,10 @@ export async function streamModelTurn(
         const blockId = blocks.newBlockId();
         toolBlocks.set(part.index, { blockId, id: part.id, name: part.name });
         const tool = options.tools.find((candidate) => candidate.name === part.name);
-        const title = part.name === LOAD_SKILL_TOOL ? '加载技能手册' : (tool?.title ?? part.name);
+        const title =
+          part.name === LOAD_SKILL_TOOL
+            ? (options.messages ?? RUN_MESSAGES['zh-CN']).loadSkillTitle
+            : (tool?.title ?? part.name);
         log.append({
           type: 'block.started',
           blockId,

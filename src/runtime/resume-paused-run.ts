@@ -4,6 +4,7 @@ import type { StretchDriver } from './drive-stretch.ts';
 import { takeHostResults } from './host-results-intake.ts';
 import type { ToolResultSubmission } from './host-tool.ts';
 import type { OwnedRunLogs } from './owned-run-logs.ts';
+import type { ResolvedAgent } from './resolved-agent.ts';
 import { RunError } from './run-error.ts';
 import type { RunLog } from './run-log.ts';
 import type { RunManagerOptions } from './run-manager-options.ts';
@@ -19,6 +20,8 @@ export interface ResumePausedRunDeps extends StretchDriver {
   logOf(userId: string, runId: string): Promise<RunLog>;
   /** One instance resumes a paused run and takes its lease: a compare-and-set from `paused`. */
   claimResume(runId: string): Promise<boolean>;
+  /** The agent a run belongs to (`RunRecord.agentId`), the default one for runs that name none. */
+  agentOfRun(run: RunRecord): ResolvedAgent;
 }
 
 // Kept apart from `RunManager`, which calls these under its per-run lock once the pause is saved:
@@ -38,8 +41,15 @@ export async function decideAndResume(
   note?: string,
 ): Promise<RunLog> {
   const { store } = deps.options;
-  const taken = await takeDecision(store, runId, toolCallId, decision, note, () =>
-    deps.ownedRun(userId, runId),
+  const owned = await deps.ownedRun(userId, runId);
+  const taken = await takeDecision(
+    store,
+    runId,
+    toolCallId,
+    decision,
+    note,
+    async () => owned,
+    deps.agentOfRun(owned).messages,
   );
   const log = await deps.logOf(userId, runId);
   if (!taken.ready) return log;

@@ -14,10 +14,9 @@ export type RunErrorCode =
   /** A tool result for a call id that is not a host tool call of the run. */
   | 'unknown_tool_call'
   /** A tool result for a call already answered with a different result. */
-  | 'tool_result_conflict';
-
-export const CONFIRMATION_PENDING_MESSAGE = '上一步操作还在等你确认，请先确认或取消';
-export const TOOL_RESULTS_PENDING_MESSAGE = '上一步还在等待工具结果，请先提交工具结果或停止这一轮';
+  | 'tool_result_conflict'
+  /** A conversation or request names an agent this server does not run. */
+  | 'unknown_agent';
 
 /** A typed refusal: a stable `code`, a message for people, and details (e.g. the first decision). */
 export class RunError extends Error {

@@ -3,6 +3,7 @@ import { ScriptedChatModel, textTurn } from '../models/index.ts';
 import type { Message } from '../protocol/index.ts';
 import { MemoryRunStore } from '../store/index.ts';
 import { RunManager } from './run-manager.ts';
+import { testAgent } from './test-support/test-agent.ts';
 
 /** A store whose writes of assistant messages and runs fail while `down` is set (a database outage). */
 class BlinkingStore extends MemoryRunStore {
@@ -29,13 +30,17 @@ describe('a run whose database blinks', () => {
     const conversation = await store.createConversation(user.id, '退货');
     const errors: unknown[] = [];
     const runs = new RunManager({
+      agents: [
+        testAgent({
+          model: new ScriptedChatModel([textTurn('七天无理由退货，商品需完好。', { chunkSize: 2 })], {
+            delayMs: 5,
+          }),
+          tools: [],
+          skills: [],
+          instructions: '你是 NovaShop 客服。',
+        }),
+      ],
       store,
-      model: new ScriptedChatModel([textTurn('七天无理由退货，商品需完好。', { chunkSize: 2 })], {
-        delayMs: 5,
-      }),
-      tools: [],
-      skills: [],
-      systemPrompt: '你是 NovaShop 客服。',
       onPersistenceError: (_runId, error) => errors.push(error),
     });
     const log = await runs.startRun(user.id, conversation.id, '退货政策是什么？');
@@ -65,11 +70,15 @@ describe('a run whose database blinks', () => {
     const user = await store.createUser('shopper');
     const conversation = await store.createConversation(user.id, '退货');
     const runs = new RunManager({
+      agents: [
+        testAgent({
+          model: new ScriptedChatModel([textTurn('好的。'), textTurn('你好！')]),
+          tools: [],
+          skills: [],
+          instructions: '你是 NovaShop 客服。',
+        }),
+      ],
       store,
-      model: new ScriptedChatModel([textTurn('好的。'), textTurn('你好！')]),
-      tools: [],
-      skills: [],
-      systemPrompt: '你是 NovaShop 客服。',
       onPersistenceError: () => {},
     });
     const log = await runs.startRun(user.id, conversation.id, '你好');

@@ -1,21 +1,19 @@
 import type { ControlChannel, EventLog } from '../bus/index.ts';
-import type { ChatModel } from '../models/index.ts';
 import type { RunStore } from '../store/index.ts';
-import type { Skill } from './skill.ts';
-import type { AnyTool } from './tool.ts';
+import type { ResolvedAgent } from './resolved-agent.ts';
 import type { ToolAuditLog } from './tool-audit.ts';
 import type { ToolPolicy } from './tool-policy.ts';
 
-// What a `RunManager` is built from, in its own file so the manager's file stays about running, and
-// so the parts split out of it can take the options without importing the manager
-// (`run-manager.ts` re-exports the type: its public name is unchanged).
+// What a `RunManager` is built from: the agents it runs (what a run does) and the infrastructure it
+// runs them on (where runs, logs, stops and leases live). In its own file so the parts split out of
+// the manager can take the options without importing it (`run-manager.ts` re-exports the type).
 export interface RunManagerOptions {
+  /**
+   * The agents this manager runs, ids unique. Each conversation belongs to one (`agentId`); the
+   * first is the default for conversations that name none.
+   */
+  agents: readonly ResolvedAgent[];
   store: RunStore;
-  model: ChatModel;
-  tools: readonly AnyTool[];
-  skills: readonly Skill[];
-  systemPrompt: string;
-  maxIterations?: number;
   /** Events kept per run for replay. Default 10,000. */
   logCapacity?: number;
   /** Names this server instance on the runs it drives (leases). Default: a random id. */
@@ -24,8 +22,9 @@ export interface RunManagerOptions {
   /** Told about a failed write of a run's state (it is retried when the stretch ends), or of an audit entry. */
   onPersistenceError?: (runId: string, error: unknown) => void;
   /**
-   * Governance hooks, checked in order for every tool call (server, host and `load_skill`) after its
-   * arguments validate and before it runs, shows its card or pauses for the host.
+   * The server's governance hooks, checked in order for every tool call of every agent (server, host
+   * and `load_skill`) after its arguments validate and before it runs, shows its card or pauses for
+   * the host; each agent's own `policies` come after these.
    */
   policies?: readonly ToolPolicy[];
   /** Where each tool call's audit entry goes once its outcome is known (best effort). */

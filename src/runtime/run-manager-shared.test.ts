@@ -11,6 +11,7 @@ import {
   type TestDatabase,
 } from '../store/postgres/test-support/index.ts';
 import { RunManager } from './run-manager.ts';
+import { testAgent } from './test-support/test-agent.ts';
 
 /**
  * Two run managers on one PostgreSQL store and one Redis event log, in one process: the seams
@@ -75,11 +76,8 @@ describe.skipIf(!hasPostgres || !hasRedis)('run managers sharing PostgreSQL and 
       blockMs: 500,
     });
     const runs = new RunManager({
+      agents: [testAgent({ model, tools: [], skills: [], instructions: '你是 NovaShop 客服。' })],
       store,
-      model,
-      tools: [],
-      skills: [],
-      systemPrompt: '你是 NovaShop 客服。',
       eventLog,
       control,
       instanceId: name,

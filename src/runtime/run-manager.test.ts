@@ -3,11 +3,15 @@ import { type ChatModel, ScriptedChatModel, textTurn, toolCallTurn } from '../mo
 import { toMessage } from '../protocol/index.ts';
 import { MemoryRunStore, type RunStore } from '../store/index.ts';
 import type { RunError } from './run-error.ts';
-import { CONFIRMATION_PENDING_MESSAGE } from './run-error.ts';
-import { INTERRUPTED_MESSAGE, RunManager } from './run-manager.ts';
+import { RunManager } from './run-manager.ts';
+import { RUN_MESSAGES } from './run-messages.ts';
 import type { Skill } from './skill.ts';
 import { recordingCancelOrder } from './test-support/recording-cancel-order.ts';
+import { testAgent } from './test-support/test-agent.ts';
 import type { Tool } from './tool.ts';
+
+const { confirmationPending: CONFIRMATION_PENDING_MESSAGE, interrupted: INTERRUPTED_MESSAGE } =
+  RUN_MESSAGES['zh-CN'];
 
 const { tool: cancelOrder, executed } = recordingCancelOrder();
 const skills: Skill[] = [];
@@ -24,7 +28,10 @@ beforeEach(async () => {
 });
 
 function manager(model: ChatModel): RunManager {
-  return new RunManager({ store, model, tools: [cancelOrder], skills, systemPrompt: '你是 NovaShop 客服。' });
+  return new RunManager({
+    agents: [testAgent({ model, tools: [cancelOrder], skills, instructions: '你是 NovaShop 客服。' })],
+    store,
+  });
 }
 
 const pausingTurns = () => [
@@ -98,17 +105,21 @@ describe('RunManager', () => {
       },
     };
     const runs = new RunManager({
+      agents: [
+        testAgent({
+          model: new ScriptedChatModel([
+            toolCallTurn([
+              { name: 'cancel_order', arguments: { orderId: '88235' } },
+              { name: 'refund_order', arguments: { orderId: '88235' } },
+            ]),
+            textTurn('取消被拒绝，退款失败了。'),
+          ]),
+          tools: [cancelOrder, failing],
+          skills,
+          instructions: '你是 NovaShop 客服。',
+        }),
+      ],
       store,
-      model: new ScriptedChatModel([
-        toolCallTurn([
-          { name: 'cancel_order', arguments: { orderId: '88235' } },
-          { name: 'refund_order', arguments: { orderId: '88235' } },
-        ]),
-        textTurn('取消被拒绝，退款失败了。'),
-      ]),
-      tools: [cancelOrder, failing],
-      skills,
-      systemPrompt: '你是 NovaShop 客服。',
     });
     const log = await runs.startRun(userId, conversationId, '取消并退款');
     await runs.settled(log.runId);
@@ -268,11 +279,15 @@ describe('RunManager', () => {
       },
     };
     const runs = new RunManager({
+      agents: [
+        testAgent({
+          model: new ScriptedChatModel(pausingTurns()),
+          tools: [slowCard],
+          skills,
+          instructions: '客服',
+        }),
+      ],
       store,
-      model: new ScriptedChatModel(pausingTurns()),
-      tools: [slowCard],
-      skills,
-      systemPrompt: '客服',
     });
     const log = await runs.startRun(userId, conversationId, '帮我取消订单');
     await new Promise((resolve) => setTimeout(resolve, 30));

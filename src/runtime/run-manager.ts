@@ -13,6 +13,7 @@ import type { ToolResultSubmission } from './host-tool.ts';
 import { appendInterruption, type InterruptReason } from './interrupt-run.ts';
 import { KeyedSerialQueue } from './keyed-serial-queue.ts';
 import { OwnedRunLogs } from './owned-run-logs.ts';
+import type { ResolvedAgent } from './resolved-agent.ts';
 import { decideAndResume, type ResumePausedRunDeps, submitAndResume } from './resume-paused-run.ts';
 import { RunCancelled } from './run-cancelled.ts';
 import { RunError } from './run-error.ts';
@@ -25,12 +26,8 @@ import { RunReplicas } from './run-replicas.ts';
 import { type StartRunDeps, startRun } from './start-run.ts';
 import { ToolAuditRecorder } from './tool-audit-recorder.ts';
 
-export { INTERRUPTED_MESSAGE } from './interrupt-run.ts';
 export type { RunManagerOptions } from './run-manager-options.ts';
 export type { RunOptions } from './run-options.ts';
-
-/** What a run on a shared log says when its owner could not reach the log and stopped it. */
-export const LIVE_LOG_UNREACHABLE_MESSAGE = '实时事件通道暂时不可用，本轮已中断，请稍后重试。';
 
 /**
  * Runs outlive connections: the manager drives each run's agent in the background and keeps its
@@ -45,6 +42,8 @@ export const LIVE_LOG_UNREACHABLE_MESSAGE = '实时事件通道暂时不可用�
  */
 export class RunManager {
   readonly #options: RunManagerOptions;
+  readonly #agents: ReadonlyMap<string, ResolvedAgent>;
+  readonly #defaultAgent: ResolvedAgent;
   readonly #instanceId: string;
   readonly #shared: boolean;
   readonly #eventLog: EventLog;
@@ -69,6 +68,11 @@ export class RunManager {
 
   constructor(options: RunManagerOptions) {
     this.#options = options;
+    const [first] = options.agents;
+    if (first === undefined) throw new TypeError('a RunManager needs at least one agent');
+    this.#defaultAgent = first;
+    this.#agents = new Map(options.agents.map((agent) => [agent.id, agent]));
+    if (this.#agents.size !== options.agents.length) throw new TypeError('agent ids must be unique');
     this.#instanceId = options.instanceId ?? `inst_${crypto.randomUUID().replaceAll('-', '').slice(0, 12)}`;
     this.#shared = options.eventLog !== undefined;
     this.#eventLog =
@@ -78,6 +82,7 @@ export class RunManager {
     this.#leaseMs = options.leaseMs ?? 10_000;
     this.#audit = new ToolAuditRecorder(options.audit, options.onPersistenceError);
     this.#replicas = new RunReplicas({
+      messagesOf: (run) => this.#agentOfRun(run).messages,
       store: options.store,
       eventLog: this.#eventLog,
       watchMs: Math.max(100, Math.floor(this.#leaseMs / 2)),
@@ -97,7 +102,13 @@ export class RunManager {
       onUnreachable: (runId) =>
         this.#live
           .get(runId)
-          ?.controller.abort(new RunInterrupted('live_log_unreachable', LIVE_LOG_UNREACHABLE_MESSAGE)),
+          ?.controller.abort(
+            new RunInterrupted(
+              'live_log_unreachable',
+              this.#live.get(runId)?.messages.liveLogUnreachable ??
+                this.#defaultAgent.messages.liveLogUnreachable,
+            ),
+          ),
     });
     this.#leases = new RunLeaseKeeper({
       store: options.store,
@@ -121,7 +132,9 @@ export class RunManager {
       control: this.#control,
       finishWrite: (runId, patch) => this.#finishWrite(runId, patch),
       awaitStretchEnd: (run) => this.#awaitStretchEnd(run),
-      checkRunOptions: (runOptions) => this.#checkRunOptions(runOptions),
+      checkRunOptions: (runOptions, agent) => this.#checkRunOptions(runOptions, agent),
+      agentOf: (agentId) => this.agent(agentId),
+      agentOfRun: (run) => this.#agentOfRun(run),
       liveRun: (runId) => this.#live.get(runId),
       newId: (prefix) => this.#newId(prefix),
       leaseFields: () => this.#leaseFields(),
@@ -135,6 +148,27 @@ export class RunManager {
     if (this.#shared) this.#leases.start();
     this.#controlSubscription = this.#control.subscribe((signal) => void this.#onControl(signal));
     this.#controlSubscription.catch((error: unknown) => options.onPersistenceError?.('', error));
+  }
+
+  /** The agents this manager runs; the first is the default. */
+  get agents(): readonly ResolvedAgent[] {
+    return this.#options.agents;
+  }
+
+  /**
+   * The agent of that id; `''` or undefined is the default one. An id this manager does not run is
+   * `unknown_agent` (a conversation of an agent that was removed from the server).
+   */
+  agent(agentId?: string): ResolvedAgent {
+    if (agentId === undefined || agentId === '') return this.#defaultAgent;
+    const agent = this.#agents.get(agentId);
+    if (agent === undefined) throw new RunError('unknown_agent', `no agent named ${agentId} runs here`);
+    return agent;
+  }
+
+  /** A run's agent for what the manager says in it; an unknown one falls back to the default's texts. */
+  #agentOfRun(run: RunRecord): ResolvedAgent {
+    return this.#agents.get(run.agentId ?? '') ?? this.#defaultAgent;
   }
 
   /** This instance's name on the leases it holds. */
@@ -276,7 +310,13 @@ export class RunManager {
   /** Finish a run nobody drives: continued from what this instance knows of it, then interrupted. */
   async #interrupt(run: RunRecord, reason: InterruptReason): Promise<void> {
     const log = await this.#logs.continueRun(run);
-    appendInterruption(log, reason, run.conversationId, run.messageId);
+    appendInterruption(
+      log,
+      reason,
+      run.conversationId,
+      run.messageId,
+      this.#agentOfRun(run).messages.interrupted,
+    );
     await this.#writes.idle(run.id);
     await this.#finishWrite(run.id, {
       status: 'interrupted',
@@ -338,16 +378,17 @@ export class RunManager {
 
   /**
    * Refuse run options that `startRun` would refuse (`invalid_request`), before the caller creates
-   * anything for the run (the Responses API checks before it opens a conversation).
+   * anything for the run (the Responses API checks before it opens a conversation): host tools are
+   * checked against the tools of the agent the run will have (default: the default agent).
    */
-  checkRunOptions(options: RunOptions): void {
-    this.#checkRunOptions(options);
+  checkRunOptions(options: RunOptions, agentId?: string): void {
+    this.#checkRunOptions(options, this.agent(agentId));
   }
 
-  #checkRunOptions(options: RunOptions): StoredRunOptions {
+  #checkRunOptions(options: RunOptions, agent: ResolvedAgent): StoredRunOptions {
     return checkRunOptions(
       options,
-      this.#options.tools.map((tool) => tool.name),
+      agent.tools.map((tool) => tool.name),
     );
   }
 

@@ -19,6 +19,10 @@ export interface RunOptions {
 
 /** The run's options as its checkpoint keeps them, so a resume (also after a restart) has them. */
 export interface StoredRunOptions {
+  /** The agent the run belongs to; absent in checkpoints of older versions (the default agent). */
+  agentId?: string;
+  /** Its revision when the run started (`ResolvedAgent.revision`). */
+  agentRevision?: string;
   hostTools: HostToolDefinition[];
   instructions?: string;
   traceId?: string;

@@ -2,7 +2,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryEventLog } from '../bus/index.ts';
 import { MemoryRunStore, type RunRecord } from '../store/index.ts';
 import { RunLog } from './run-log.ts';
-import { ENDING_NOT_SAVED_MESSAGE, RunReplicas } from './run-replicas.ts';
+import { RUN_MESSAGES } from './run-messages.ts';
+import { RunReplicas } from './run-replicas.ts';
+
+const ENDING_NOT_SAVED_MESSAGE = RUN_MESSAGES['zh-CN'].endingNotSaved;
+const messagesOf = () => RUN_MESSAGES['zh-CN'];
 
 let replicas: RunReplicas | undefined;
 
@@ -37,6 +41,7 @@ function record(log: RunLog): RunRecord {
 describe('RunReplicas', () => {
   it('keeps finished copies within an event budget, letting the oldest go first', async () => {
     replicas = new RunReplicas({
+      messagesOf,
       store: new MemoryRunStore(),
       eventLog: new MemoryEventLog(),
       maxKeptEvents: 250,
@@ -72,7 +77,7 @@ describe('RunReplicas', () => {
     behind.append({ type: 'block.delta', blockId: 'b1', text: '七天无理由' });
     await store.saveAssistantMessage(conversation.id, 'msg_full', run.id, behind.message());
     const failed = await store.updateRun(run.id, { status: 'failed', lastSeq: 40 });
-    replicas = new RunReplicas({ store, eventLog: new MemoryEventLog() });
+    replicas = new RunReplicas({ messagesOf, store, eventLog: new MemoryEventLog() });
     const copy = await replicas.get(failed);
     expect(copy.finished).toBe(true);
     expect(copy.state).toMatchObject({

@@ -4,8 +4,11 @@ import type { RunRecord, RunStatus, RunStore } from '../store/index.ts';
 import { closeOpenBlocks } from './close-open-blocks.ts';
 import { finishedUsage } from './finished-usage.ts';
 import { RunLog } from './run-log.ts';
+import type { RunMessages } from './run-messages.ts';
 
 export interface RunReplicasOptions {
+  /** The texts of a run's agent: what a copy says when the store lost the run's ending. */
+  messagesOf(run: RunRecord): RunMessages;
   store: RunStore;
   eventLog: EventLog;
   /** Events a replica keeps for replay. */
@@ -127,7 +130,7 @@ export class RunReplicas {
       });
       if (tail?.complete) for (const event of tail.events) log.ingest(event);
       if (!log.finished && !log.paused && isEnded(run.status))
-        endBehindStore(log, run.status, run.cancelReason);
+        endBehindStore(log, run.status, run.cancelReason, this.#options.messagesOf(run).endingNotSaved);
     }
     const replica = newReplica(log);
     this.#replicas.set(run.id, replica);
@@ -215,9 +218,6 @@ export class RunReplicas {
   }
 }
 
-/** What a copy of a run says when the store has the run ended but not the message of its ending. */
-export const ENDING_NOT_SAVED_MESSAGE = '本轮的结尾没能保存下来，以上是保存下来的部分。';
-
 type EndedStatus = Exclude<RunStatus, 'running' | 'paused'>;
 
 function isEnded(status: RunStatus): status is EndedStatus {
@@ -230,18 +230,16 @@ function isEnded(status: RunStatus): status is EndedStatus {
  * it would keep its readers waiting for events that never come (the run's own log is gone after a
  * restart or its keep time): it ends here, as the run record says, open blocks interrupted.
  */
-function endBehindStore(log: RunLog, status: EndedStatus, cancelReason: string | null): void {
+function endBehindStore(log: RunLog, status: EndedStatus, cancelReason: string | null, text: string): void {
   closeOpenBlocks(log, 'interrupted');
   const blockId = `blk_not_saved_${log.lastSeq + 1}`;
   log.append({ type: 'block.started', blockId, kind: 'error' });
-  log.append({ type: 'block.delta', blockId, text: ENDING_NOT_SAVED_MESSAGE });
+  log.append({ type: 'block.delta', blockId, text });
   log.append({ type: 'block.ended', blockId, endedAt: Date.now(), durationMs: 0, status: 'done' });
   log.append({
     type: 'run.finished',
     status,
-    ...(status === 'failed'
-      ? { error: { code: 'ending_not_saved', message: ENDING_NOT_SAVED_MESSAGE } }
-      : {}),
+    ...(status === 'failed' ? { error: { code: 'ending_not_saved', message: text } } : {}),
     ...(status !== 'failed' && cancelReason ? { reason: cancelReason } : {}),
     ...finishedUsage(log),
   });

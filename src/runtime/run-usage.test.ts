@@ -16,6 +16,7 @@ import { MemoryRunStore, openDatabase, type RunStore, SqliteRunStore } from '../
 import type { RunLog } from './run-log.ts';
 import { RunManager } from './run-manager.ts';
 import { recordingCancelOrder } from './test-support/recording-cancel-order.ts';
+import { testAgent } from './test-support/test-agent.ts';
 import type { AnyTool, Tool } from './tool.ts';
 
 /**
@@ -85,7 +86,10 @@ beforeEach(async () => {
 });
 
 function manager(model: ChatModel, tools: AnyTool[] = [cancelOrder], on = store): RunManager {
-  return new RunManager({ store: on, model, tools, skills: [], systemPrompt: '你是 NovaShop 客服。' });
+  return new RunManager({
+    agents: [testAgent({ model, tools, skills: [], instructions: '你是 NovaShop 客服。' })],
+    store: on,
+  });
 }
 
 /** The events this copy of the log holds (one continued from a persisted message starts after it). */

@@ -3,6 +3,7 @@ import { activeRunError } from './active-run-error.ts';
 import type { StretchDriver } from './drive-stretch.ts';
 import { historyToTranscript } from './history-transcript.ts';
 import type { OwnedRunLogs } from './owned-run-logs.ts';
+import type { ResolvedAgent } from './resolved-agent.ts';
 import { RunError } from './run-error.ts';
 import type { RunLog } from './run-log.ts';
 import type { RunManagerOptions } from './run-manager-options.ts';
@@ -14,7 +15,9 @@ export interface StartRunDeps extends StretchDriver {
   options: RunManagerOptions;
   logs: OwnedRunLogs;
   /** `invalid_request` for options a run cannot take, else the options as the checkpoint keeps them. */
-  checkRunOptions(options: RunOptions): StoredRunOptions;
+  checkRunOptions(options: RunOptions, agent: ResolvedAgent): StoredRunOptions;
+  /** The agent of a conversation (`''`: the default one); `unknown_agent` when none has its id. */
+  agentOf(agentId: string | undefined): ResolvedAgent;
   /** The stretch this instance drives for the run, if any. */
   liveRun(runId: string): { log: RunLog; settled: Promise<unknown> } | undefined;
   newId(prefix: string): string;
@@ -36,11 +39,16 @@ export async function startRun(
   options: RunOptions,
 ): Promise<RunLog> {
   const { store } = deps.options;
-  const runOptions = deps.checkRunOptions(options);
   const conversation = await store.getConversation(conversationId);
   if (conversation === undefined || conversation.userId !== userId) {
     throw new RunError('not_found', 'no such conversation');
   }
+  const agent = deps.agentOf(conversation.agentId);
+  const runOptions = {
+    ...deps.checkRunOptions(options, agent),
+    agentId: agent.id,
+    agentRevision: agent.revision,
+  };
   let active = await store.findActiveRun(conversationId);
   // The previous run's end reaches its reader here a moment before the store has it: a message
   // sent right after it must not be refused for that.
@@ -49,7 +57,7 @@ export async function startRun(
     await ending.settled;
     active = await store.findActiveRun(conversationId);
   }
-  if (active !== undefined) throw await activeRunError(deps.options.store, active);
+  if (active !== undefined) throw await activeRunError(deps.options.store, active, agent.messages);
   const history = await store.listMessages(conversationId);
   const runId = deps.newId('run');
   const messageId = deps.newId('msg');
@@ -61,6 +69,8 @@ export async function startRun(
       conversationId,
       messageId,
       userId,
+      agentId: agent.id,
+      agentRevision: agent.revision,
       status: 'running',
       cancelReason: null,
       lastSeq: 0,
@@ -69,8 +79,8 @@ export async function startRun(
     .catch(async (error: unknown) => {
       if ((error as { code?: string }).code !== 'active_run_exists') throw error;
       const winner = await store.findActiveRun(conversationId);
-      if (winner?.status === 'paused') throw await activeRunError(store, winner);
-      throw new RunError('run_in_progress', '上一轮回答还在进行中，请稍候或先停止它');
+      if (winner?.status === 'paused') throw await activeRunError(store, winner, agent.messages);
+      throw new RunError('run_in_progress', agent.messages.runInProgress);
     });
   try {
     await store.addUserMessage(conversationId, text, clientMessageId);
@@ -87,8 +97,8 @@ export async function startRun(
   });
   const systemPrompt =
     runOptions.instructions !== undefined && runOptions.instructions !== ''
-      ? `${deps.options.systemPrompt}\n\n${runOptions.instructions}`
-      : deps.options.systemPrompt;
+      ? `${agent.instructions}\n\n${runOptions.instructions}`
+      : agent.instructions;
   const transcript: ChatMessage[] = [
     { role: 'system', content: systemPrompt },
     ...historyToTranscript(history),

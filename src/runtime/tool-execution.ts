@@ -4,6 +4,7 @@ import type { AgentOptions } from './agent-options.ts';
 import { messageOf } from './message-of.ts';
 import type { OpenToolCalls, ToolClassification } from './open-tool-calls.ts';
 import type { RunBlocks } from './run-blocks.ts';
+import { formatMessage, RUN_MESSAGES, type RunMessages } from './run-messages.ts';
 import { type AnyTool, type ToolContext, ToolError } from './tool.ts';
 import { type ArgsValidation, applyToolPolicies } from './tool-policy.ts';
 
@@ -26,13 +27,17 @@ type Vetted = { args: unknown } | { failed: string };
  * a timeout and the run's signal, its block and audit entry ended with the outcome.
  */
 export class ToolExecution {
-  readonly #options: Pick<AgentOptions, 'log' | 'signal' | 'context' | 'policies'>;
+  readonly #options: Pick<AgentOptions, 'log' | 'signal' | 'context' | 'policies' | 'messages'>;
+
+  get #messages(): RunMessages {
+    return this.#options.messages ?? RUN_MESSAGES['zh-CN'];
+  }
   readonly #blocks: RunBlocks;
   readonly #calls: OpenToolCalls;
   readonly #classify: (name: string) => ToolClassification;
 
   constructor(
-    options: Pick<AgentOptions, 'log' | 'signal' | 'context' | 'policies'>,
+    options: Pick<AgentOptions, 'log' | 'signal' | 'context' | 'policies' | 'messages'>,
     blocks: RunBlocks,
     calls: OpenToolCalls,
     classify: (name: string) => ToolClassification,
@@ -144,7 +149,10 @@ export class ToolExecution {
           toolCallId,
           blockId,
           'tool_result_too_large',
-          `工具返回的结果过大（${content.length} 字符，上限 ${MAX_TOOL_RESULT_CHARS}），已丢弃`,
+          formatMessage(this.#messages.toolResultTooLarge, {
+            chars: content.length,
+            limit: MAX_TOOL_RESULT_CHARS,
+          }),
           performance.now() - started,
         );
       this.showResult(toolCallId, blockId, result ?? null);
@@ -157,7 +165,7 @@ export class ToolExecution {
       const timedOut = timeout.aborted;
       const code = timedOut ? 'tool_timeout' : error instanceof ToolError ? error.code : 'tool_failed';
       const message = timedOut
-        ? `工具执行超时（${tool.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS} 毫秒）`
+        ? formatMessage(this.#messages.toolTimedOut, { timeoutMs: tool.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS })
         : messageOf(error);
       return this.fail(
         toolCallId,

@@ -31,6 +31,12 @@ export type ToolPolicyDecision =
 export interface ToolPolicy {
   name: string;
   check(call: ToolCallInfo): ToolPolicyDecision | Promise<ToolPolicyDecision>;
+  /**
+   * Whether the model is offered the tool at all. A policy that refuses a tool whatever its
+   * arguments (a deny list) says `false`, so the model never sees it; `check` still denies a call
+   * to it. Absent: every tool is offered.
+   */
+  offers?(toolName: string): boolean;
 }
 
 export type ArgsValidation = { success: true; data: unknown } | { success: false; error: string };

@@ -40,6 +40,11 @@ export interface Tool<Args = unknown, Result = unknown> {
    */
   inputSchema?: Record<string, unknown>;
   effect: 'read' | 'write';
+  /**
+   * Write tools: whether this call needs the owner's approval, decided from its arguments (e.g. only
+   * refunds above an amount). Absent: every call of a write tool does.
+   */
+  needsApproval?(args: Args, context: ToolContext): boolean | Promise<boolean>;
   /** Default 30 000. */
   timeoutMs?: number;
   /**

@@ -10,6 +10,7 @@ import { createRunstreamClient, NotFoundError, UnauthorizedError } from '../clie
 import { type ChatStreamPart, ScriptedChatModel, textTurn, toolCallTurn } from '../models/index.ts';
 import { fromMessage, toMessage } from '../protocol/index.ts';
 import { RunManager, type Tool } from '../runtime/index.ts';
+import { testAgent } from '../runtime/test-support/test-agent.ts';
 import { openDatabase, SqliteRunStore } from '../store/index.ts';
 import { createApp } from './create-app.ts';
 
@@ -51,11 +52,15 @@ async function start(
   token = await store.issueToken(alice.id);
   otherToken = await store.issueToken((await store.createUser('mallory')).id);
   const runs = new RunManager({
+    agents: [
+      testAgent({
+        model: new ScriptedChatModel(turns),
+        tools: [cancelOrder],
+        skills: [],
+        instructions: '你是客服。',
+      }),
+    ],
     store,
-    model: new ScriptedChatModel(turns),
-    tools: [cancelOrder],
-    skills: [],
-    systemPrompt: '你是客服。',
   });
   const server = serve({ fetch: createApp({ store, runs }).fetch, port: 0, hostname: '127.0.0.1' });
   await new Promise((resolve) => server.once('listening', resolve));

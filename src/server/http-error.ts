@@ -36,6 +36,7 @@ const RUN_ERROR_STATUS: Record<RunError['code'], number> = {
   not_waiting_for_tool_results: 409,
   unknown_tool_call: 409,
   tool_result_conflict: 409,
+  unknown_agent: 400,
 };
 
 /** Typed errors of the layers below, as the HTTP errors the API documents. */

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ScriptedChatModel, textTurn } from '../models/index.ts';
 import { createRunEventDecoderStream, type LoggedRunEvent, type RunEvent } from '../protocol/index.ts';
 import { RunManager } from '../runtime/index.ts';
+import { testAgent } from '../runtime/test-support/test-agent.ts';
 import { MemoryRunStore } from '../store/index.ts';
 import { createApp } from './create-app.ts';
 import { MAX_LAG_EVENTS } from './node-log-stream.ts';
@@ -26,12 +27,15 @@ async function start(): Promise<{ url: string; token: string; conversationId: st
   const token = await store.issueToken(user.id);
   const conversation = await store.createConversation(user.id, '长回答');
   const runs = new RunManager({
-    store,
-    model: new ScriptedChatModel([textTurn(DELTA_TEXT.repeat(DELTAS), { chunkSize: DELTA_TEXT.length })]),
-    tools: [],
-    skills: [],
-    systemPrompt: '你是客服。',
-    // The whole run stays replayable, so the resume below reads events, not a snapshot.
+    agents: [
+      testAgent({
+        model: new ScriptedChatModel([textTurn(DELTA_TEXT.repeat(DELTAS), { chunkSize: DELTA_TEXT.length })]),
+        tools: [],
+        skills: [],
+        instructions: '你是客服。',
+      }),
+    ],
+    store, // The whole run stays replayable, so the resume below reads events, not a snapshot.
     logCapacity: DELTAS * 2,
   });
   const server = serve({ fetch: createApp({ store, runs }).fetch, port: 0, hostname: '127.0.0.1' });

@@ -7,6 +7,7 @@ import { serve } from '@hono/node-server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ScriptedChatModel } from '../models/index.ts';
 import { RunManager } from '../runtime/index.ts';
+import { testAgent } from '../runtime/test-support/test-agent.ts';
 import { MemoryRunStore } from '../store/index.ts';
 import { type AppOptions, createApp } from './create-app.ts';
 import { WEB_CONTENT_SECURITY_POLICY } from './serve-web.ts';
@@ -48,11 +49,10 @@ async function start(options: Partial<AppOptions> = {}): Promise<void> {
   const store = new MemoryRunStore();
   token = await store.issueToken((await store.createUser('alice')).id);
   const runs = new RunManager({
+    agents: [
+      testAgent({ model: new ScriptedChatModel([]), tools: [], skills: [], instructions: '你是客服。' }),
+    ],
     store,
-    model: new ScriptedChatModel([]),
-    tools: [],
-    skills: [],
-    systemPrompt: '你是客服。',
   });
   const server = serve({
     fetch: createApp({ store, runs, ...options }).fetch,

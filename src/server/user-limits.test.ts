@@ -7,6 +7,7 @@ import type { Database } from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ScriptedChatModel, textTurn } from '../models/index.ts';
 import { RunManager } from '../runtime/index.ts';
+import { testAgent } from '../runtime/test-support/test-agent.ts';
 import { openDatabase, SqliteResponseRecords, SqliteRunStore } from '../store/index.ts';
 import { createApp } from './create-app.ts';
 import { HttpError } from './http-error.ts';
@@ -154,12 +155,15 @@ describe('per-user limits over HTTP', () => {
         delayMs: 100,
       })),
     );
-    const runs = new RunManager({ store, model, tools: [], skills: [], systemPrompt: '你是客服。' });
+    const runs = new RunManager({
+      agents: [testAgent({ model, tools: [], skills: [], instructions: '你是客服。' })],
+      store,
+    });
     const app = createApp({
       store,
       runs,
       limits,
-      responses: { records: new SqliteResponseRecords(database), modelName: 'scripted' },
+      responses: { records: new SqliteResponseRecords(database) },
     });
     const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' });
     await new Promise((resolve) => server.once('listening', resolve));

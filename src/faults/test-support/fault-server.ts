@@ -16,6 +16,7 @@ import {
   toMessage,
 } from '../../protocol/index.ts';
 import { type AnyTool, RunManager } from '../../runtime/index.ts';
+import { testAgent } from '../../runtime/test-support/test-agent.ts';
 import { createApp } from '../../server/create-app.ts';
 import { openDatabase, SqliteRunStore } from '../../store/index.ts';
 
@@ -76,11 +77,15 @@ export async function startFaultServer(options: FaultServerOptions): Promise<Fau
   const persistenceErrors: PersistenceError[] = [];
   const logLines: Record<string, unknown>[] = [];
   const runs = new RunManager({
+    agents: [
+      testAgent({
+        model: options.model,
+        tools: options.tools ?? [],
+        skills: [],
+        instructions: '你是 NovaShop 客服。',
+      }),
+    ],
     store,
-    model: options.model,
-    tools: options.tools ?? [],
-    skills: [],
-    systemPrompt: '你是 NovaShop 客服。',
     onPersistenceError: (runId, error) => persistenceErrors.push({ runId, error }),
   });
   const app = createApp({ store, runs, log: (line) => logLines.push(line) });

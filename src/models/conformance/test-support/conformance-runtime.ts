@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import type { LoggedRunEvent, Message } from '../../../protocol/index.ts';
 import { type RunLog, RunManager, type Tool } from '../../../runtime/index.ts';
+import { testAgent } from '../../../runtime/test-support/test-agent.ts';
 import { openDatabase, SqliteRunStore } from '../../../store/index.ts';
 import type { ChatModel } from '../../chat-model.ts';
 
@@ -58,11 +59,15 @@ export async function openConformanceRuntime(model: ChatModel): Promise<Conforma
     const database = openDatabase(path);
     const store = new SqliteRunStore(database);
     const runs = new RunManager({
+      agents: [
+        testAgent({
+          model: driving,
+          tools: [queryOrder, cancelOrder],
+          skills: [],
+          instructions: '你是 NovaShop 的客服。',
+        }),
+      ],
       store,
-      model: driving,
-      tools: [queryOrder, cancelOrder],
-      skills: [],
-      systemPrompt: '你是 NovaShop 的客服。',
     });
     return { database, store, runs };
   };
