@@ -2,7 +2,7 @@ import type { StepFinishReason, TokenUsage } from '../protocol/index.ts';
 
 /**
  * The small interface the runtime talks to: one streamed model turn at a time. Providers (an
- * OpenAI-compatible endpoint, the offline NovaShop demo model, a scripted test model) implement it.
+ * OpenAI-compatible endpoint, an example's offline demo model, the built-in offline model, a scripted test model) implement it.
  */
 
 export interface ToolCallRequest {
@@ -86,7 +86,7 @@ export type ChatStreamPart =
   | { type: 'finish'; reason: FinishReason; usage?: TokenUsage };
 
 export interface ChatModel {
-  /** Names the model in logs and run metadata, e.g. `openai:qwen-plus` or `novashop-demo`. */
+  /** Names the model in logs and run metadata, e.g. `openai:qwen-plus` or `offline`. */
   readonly name: string;
   /** Stream one turn. Throws `ModelError`; honours `request.signal`. */
   stream(request: ChatRequest): AsyncIterable<ChatStreamPart>;

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AnthropicMessagesModel } from './anthropic-messages-model.ts';
 import type { ChatModel, ChatRequest, ChatStreamPart } from './chat-model.ts';
@@ -7,6 +10,8 @@ import {
   ModelConfigError,
 } from './create-chat-model-from-env.ts';
 import { OpenAiChatModel } from './openai-chat-model.ts';
+import { ScriptedChatModel } from './scripted-chat-model.ts';
+import { ScriptedTurnsFileError } from './scripted-turns-file.ts';
 import {
   chunkFrame,
   DONE_FRAME,
@@ -392,3 +397,50 @@ async function failure(parts: Iterable<unknown> | AsyncIterable<unknown>): Promi
   }
   throw new Error('the stream did not fail');
 }
+
+describe('createChatModelFromEnv with RUNSTREAM_MODEL=scripted:<file>', () => {
+  let directory: string | undefined;
+
+  afterEach(() => {
+    if (directory !== undefined) rmSync(directory, { recursive: true, force: true });
+    directory = undefined;
+  });
+
+  function scriptFile(text: string): string {
+    directory = mkdtempSync(join(tmpdir(), 'scripted-env-'));
+    const path = join(directory, 'demo.jsonl');
+    writeFileSync(path, text);
+    return path;
+  }
+
+  it('replays the file, needs no key and reads no other variable', async () => {
+    const path = scriptFile('[{"type":"text","text":"你好"}]\n');
+    const model = createChatModelFromEnv({
+      RUNSTREAM_MODEL: `scripted:${path}`,
+      OPENAI_API_KEY: 'sk-live-key',
+      RUNSTREAM_MODEL_THINKING: 'nonsense',
+    });
+    expect(model).toBeInstanceOf(ScriptedChatModel);
+    expect(model?.name).toBe('scripted:demo.jsonl');
+    const parts: ChatStreamPart[] = [];
+    for await (const part of model?.stream({ messages: [{ role: 'user', content: 'Hi' }] }) ?? [])
+      parts.push(part);
+    expect(parts).toEqual([
+      { type: 'text-delta', text: '你好' },
+      { type: 'finish', reason: 'stop' },
+    ]);
+  });
+
+  it('is a ModelConfigError naming the file and line of a bad line, or an empty path', () => {
+    const path = scriptFile('[{"type":"text","text":"ok"}]\n{oops\n');
+    const error = configError(() => createChatModelFromEnv({ RUNSTREAM_MODEL: `scripted:${path}` }));
+    expect(error.message).toContain(`RUNSTREAM_MODEL=scripted:${path}: ${path}:2: not JSON`);
+    expect(error.cause).toBeInstanceOf(ScriptedTurnsFileError);
+    expect(configError(() => createChatModelFromEnv({ RUNSTREAM_MODEL: 'scripted: ' })).message).toMatch(
+      /names no file/,
+    );
+    expect(
+      configError(() => createChatModelFromEnv({ RUNSTREAM_MODEL: 'scripted:/no/such/file.jsonl' })).message,
+    ).toContain('/no/such/file.jsonl: cannot read the scripted turns (no such file)');
+  });
+});

@@ -16,6 +16,7 @@ import {
   THINKING_SETTINGS,
 } from './provider-profile.ts';
 import { PROVIDER_PROFILES } from './provider-profiles.ts';
+import { createScriptedModelFromFile, ScriptedTurnsFileError } from './scripted-turns-file.ts';
 
 const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
@@ -33,9 +34,12 @@ type Environment = Readonly<Record<string, string | undefined>>;
 type Reader = (name: string) => string | undefined;
 
 /**
- * The configured real model, or `undefined` when none is configured (the caller then falls back to
- * the offline demo model):
+ * The configured model, or `undefined` when none is configured (the caller then falls back to the
+ * offline model):
  *
+ * - `RUNSTREAM_MODEL=scripted:<file.jsonl>`: replays the turns of a JSONL script, one per model call
+ *   (`loadScriptedTurns`); no key, and the other variables are not read. A path that is empty,
+ *   missing or a line that is not a turn is a `ModelConfigError` naming the file and line.
  * - `OPENAI_BASE_URL`: the API root of any OpenAI-compatible server; `https://api.openai.com/v1`
  *   when only `OPENAI_API_KEY` is set.
  * - `OPENAI_API_KEY`: optional with a base URL (a local vLLM or Ollama needs none).
@@ -68,6 +72,8 @@ export function createChatModelFromEnv(
     return value === '' ? undefined : value;
   };
   const model = read('RUNSTREAM_MODEL');
+  if (model?.startsWith(SCRIPTED_PREFIX))
+    return scriptedModelFromEnv(model.slice(SCRIPTED_PREFIX.length).trim());
   const api = oneOf(read, 'RUNSTREAM_MODEL_API', MODEL_APIS) ?? impliedApi(read, model);
   if (api === 'anthropic') return anthropicModelFromEnv(read, model, options);
   const apiKey = read('OPENAI_API_KEY');
@@ -125,6 +131,22 @@ export function createChatModelFromEnv(
     ...(thinking === undefined ? {} : { thinking }),
     ...(reasoningEffort === undefined ? {} : { reasoningEffort }),
   });
+}
+
+const SCRIPTED_PREFIX = 'scripted:';
+
+function scriptedModelFromEnv(path: string): ChatModel {
+  if (path === '') {
+    throw new ModelConfigError(
+      'RUNSTREAM_MODEL=scripted: names no file: write RUNSTREAM_MODEL=scripted:<file.jsonl> (one turn per line)',
+    );
+  }
+  try {
+    return createScriptedModelFromFile(path);
+  } catch (error) {
+    if (!(error instanceof ScriptedTurnsFileError)) throw error;
+    throw new ModelConfigError(`RUNSTREAM_MODEL=scripted:${path}: ${error.message}`, { cause: error });
+  }
 }
 
 /**

@@ -22,6 +22,7 @@ export {
 export * from './chat-model.ts';
 export * from './create-chat-model-from-env.ts';
 export * from './model-stream-request.ts';
+export * from './offline/index.ts';
 export * from './openai-chat-model.ts';
 export {
   type ChatCompletionChunk,
@@ -41,3 +42,4 @@ export * from './provider-profile.ts';
 export { PROVIDER_PROFILES } from './provider-profiles.ts';
 export * from './scripted-chat-model.ts';
 export * from './scripted-turns.ts';
+export * from './scripted-turns-file.ts';

@@ -1,0 +1,5 @@
+/**
+ * The offline model: serves any agent without a key, deterministically (see `OfflineAgentModel`).
+ */
+export { OfflineAgentModel, type OfflineAgentModelOptions } from './offline-agent-model.ts';
+export type { OfflineLanguage } from './offline-language.ts';
