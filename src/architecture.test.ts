@@ -24,10 +24,13 @@ const ALLOWED_IMPORTS: Record<string, readonly string[]> = {
   client: ['shared', 'protocol'],
   // MCP tool sources: MCP servers' tools adapted to the runtime's `Tool`; Node only.
   mcp: ['shared', 'protocol', 'runtime'],
-  server: ['shared', 'protocol', 'runtime', 'models', 'retrieval', 'store', 'bus', 'domains', 'mcp'],
+  // The public definition API (`defineAgent`, `tool`, `loadAgent`) and what makes a definition runnable.
+  agent: ['shared', 'protocol', 'models', 'retrieval', 'runtime', 'mcp', 'store'],
+  server: ['shared', 'protocol', 'runtime', 'models', 'retrieval', 'store', 'bus', 'domains', 'mcp', 'agent'],
   // A domain keeps its own tables (NovaShop's orders) with the store's engines and migrations.
   domains: ['shared', 'protocol', 'runtime', 'models', 'retrieval', 'store'],
   cli: [
+    'agent',
     'mcp',
     'shared',
     'protocol',
@@ -43,6 +46,7 @@ const ALLOWED_IMPORTS: Record<string, readonly string[]> = {
   web: ['shared', 'protocol', 'client'],
   // Fault campaigns: test files only, which drive a whole server from outside through any layer.
   faults: [
+    'agent',
     'mcp',
     'shared',
     'protocol',
@@ -133,5 +137,70 @@ describe('layering', () => {
     expect(files.filter((file) => file.layer === 'client' && !isTestCode(file.path)).length).toBeGreaterThan(
       2,
     );
+  });
+});
+
+/**
+ * The product knows no business: every shop, prompt and policy lives in an agent folder under
+ * examples/ (or a user's own). Test code may use the examples as fixtures.
+ */
+describe('the product names no example business', () => {
+  it('has no NovaShop or HomeFix name, prompt or text in src/ outside tests', () => {
+    const mentions: string[] = [];
+    const scan = (directory: string): void => {
+      for (const entry of readdirSync(directory, { withFileTypes: true })) {
+        const path = join(directory, entry.name);
+        if (entry.isDirectory()) {
+          if (entry.name !== 'node_modules' && entry.name !== 'test-support') scan(path);
+          continue;
+        }
+        if (/\.test\.tsx?$/.test(entry.name) || !/\.(ts|tsx|md|html|css|json|txt|svg)$/.test(entry.name))
+          continue;
+        const text = readFileSync(path, 'utf8');
+        if (/novashop|homefix|家修帮/i.test(text)) mentions.push(relative(SOURCE_ROOT, path));
+      }
+    };
+    scan(SOURCE_ROOT);
+    expect(mentions).toEqual([]);
+  });
+});
+
+const EXAMPLES_ROOT = new URL('../examples/', import.meta.url).pathname;
+const PACKAGE_EXPORTS = Object.keys(
+  (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { exports: object })
+    .exports,
+).map((key) => key.replace(/^\./, 'runstream'));
+
+/**
+ * The examples are built only on what any user has: the package's public entry points (`runstream`,
+ * `runstream/postgres` …), Node and npm packages; never a file of src/. Their tests may use the
+ * repository's test support.
+ */
+describe('the examples', () => {
+  const exampleFiles = (directory: string): string[] =>
+    readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
+      const path = join(directory, entry.name);
+      if (entry.isDirectory())
+        return entry.name === 'node_modules' || entry.name === 'test-support' ? [] : exampleFiles(path);
+      return /\.(ts|mts|mjs|js)$/.test(entry.name) && !/\.test\.[mc]?[jt]s$/.test(entry.name) ? [path] : [];
+    });
+
+  it('import only the public entry points, Node and npm packages, and their own files', () => {
+    const files = exampleFiles(EXAMPLES_ROOT);
+    expect(files.length).toBeGreaterThan(20);
+    const violations: string[] = [];
+    for (const file of files) {
+      const example = relative(EXAMPLES_ROOT, file).split(sep)[0] ?? '';
+      for (const specifier of importsOf(readFileSync(file, 'utf8'))) {
+        if (specifier.startsWith('.')) {
+          const target = relative(join(EXAMPLES_ROOT, example), join(file, '..', specifier));
+          if (target.startsWith('..')) violations.push(`${relative(EXAMPLES_ROOT, file)} → ${specifier}`);
+        } else if (specifier === 'runstream' || specifier.startsWith('runstream/')) {
+          if (!PACKAGE_EXPORTS.includes(specifier))
+            violations.push(`${relative(EXAMPLES_ROOT, file)} → ${specifier} (not exported)`);
+        }
+      }
+    }
+    expect(violations).toEqual([]);
   });
 });

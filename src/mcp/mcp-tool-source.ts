@@ -3,7 +3,7 @@ import { LOAD_SKILL_TOOL } from '../runtime/load-skill.ts';
 import { McpConfigError, type McpServersConfig } from './mcp-config.ts';
 import { McpConnection, type McpLog } from './mcp-connection.ts';
 import { mcpTool } from './mcp-tool.ts';
-import { mcpToolName } from './mcp-tool-name.ts';
+import { mcpToolNames } from './mcp-tool-name.ts';
 
 /** The tools of every configured MCP server, and their connections to close on shutdown. */
 export interface McpToolSource {
@@ -14,7 +14,10 @@ export interface McpToolSource {
 
 export interface OpenMcpToolsOptions {
   log: McpLog;
-  /** Names already taken (the server's own tools; `load_skill` always is): MCP tools never shadow them. */
+  /**
+   * Names already taken (the agent's or server's own tools; `load_skill` always is): an MCP tool of
+   * such a name is called `<server>__<tool>` instead, so it never shadows them.
+   */
   reservedNames?: Iterable<string>;
 }
 
@@ -45,16 +48,18 @@ export async function openMcpTools(
     await closeAll();
     throw new McpConfigError(`MCP server(s) could not be reached at start: ${failures.join('; ')}`);
   }
-  const taken = new Set([LOAD_SKILL_TOOL, ...(options.reservedNames ?? [])]);
-  const tools: AnyTool[] = [];
-  started.forEach((outcome, index) => {
-    const connection = connections[index] as McpConnection;
-    if (outcome.status !== 'fulfilled') return;
-    for (const definition of outcome.value) {
-      const name = mcpToolName(connection.name, definition.name, taken);
-      taken.add(name);
-      tools.push(mcpTool(connection, definition, name, options.log));
-    }
-  });
+  const listed = started.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value : []));
+  const names = mcpToolNames(
+    connections.map((connection, index) => ({
+      server: connection.name,
+      tools: (listed[index] ?? []).map((definition) => definition.name),
+    })),
+    [LOAD_SKILL_TOOL, ...(options.reservedNames ?? [])],
+  );
+  const tools: AnyTool[] = connections.flatMap((connection, index) =>
+    (listed[index] ?? []).map((definition, position) =>
+      mcpTool(connection, definition, names[index]?.[position] ?? definition.name, options.log),
+    ),
+  );
   return { tools, connections, close: closeAll };
 }

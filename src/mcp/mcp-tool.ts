@@ -1,11 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import {
-  type AnyTool,
-  type ConfirmationRequest,
-  hostToolValidator,
-  type ToolContext,
-  ToolError,
-} from '../runtime/index.ts';
+import { type AnyTool, hostToolValidator, type ToolContext, ToolError } from '../runtime/index.ts';
+import { defaultConfirmationCard } from './default-confirmation-card.ts';
 import {
   isConnectionFailure,
   type McpConnection,
@@ -18,8 +13,6 @@ import {
 const DEFAULT_TIMEOUT_MS = 30_000;
 /** The SDK's own request timeout lies this far past the runtime's, so the runtime's decides. */
 const SDK_TIMEOUT_MARGIN_MS = 1_000;
-/** Characters of one argument a confirmation card shows. */
-const MAX_DETAIL_CHARS = 500;
 
 /** The `_meta` keys every call carries: who it acts for and where it comes from. */
 export const MCP_META_USER_ID = 'runstream/userId';
@@ -39,8 +32,9 @@ export interface McpToolResult {
  * A runstream tool backed by one tool of an MCP server. Its arguments are checked against the
  * tool's `inputSchema` (the same JSON Schema conversion as host tools) before anything is sent; a
  * tool annotated `readOnlyHint: true` is a read, any other a write that waits for the owner's
- * confirmation. An `isError` result, a JSON-RPC error or a lost connection fails the call as a
- * `ToolError` the model reads; a stop or a timeout cancels the request on the server.
+ * confirmation on a card that shows the tool's title, description and labelled arguments (see
+ * `defaultConfirmationCard`). An `isError` result, a JSON-RPC error or a lost connection fails the
+ * call as a `ToolError` the model reads; a stop or a timeout cancels the request on the server.
  */
 export function mcpTool(
   connection: McpConnection,
@@ -59,19 +53,21 @@ export function mcpTool(
   const readOnly = annotations.readOnlyHint === true && connection.config.alwaysConfirm !== true;
   const title = definition.title ?? annotations.title ?? definition.name;
   const timeoutMs = connection.config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const description = definition.description ?? title;
+  const inputSchema = withoutSchemaKeyword(definition.inputSchema);
   return {
     name,
     title,
-    description: definition.description ?? title,
+    description,
     parameters: validator.schema,
-    inputSchema: withoutSchemaKeyword(definition.inputSchema),
+    inputSchema,
     effect: readOnly ? 'read' : 'write',
     timeoutMs,
     ...(readOnly
       ? {}
       : {
-          confirm: async (args: unknown): Promise<ConfirmationRequest> =>
-            confirmationCard(connection.name, definition, title, args),
+          confirm: async (args: unknown) =>
+            defaultConfirmationCard({ title, description, inputSchema }, args),
         }),
     async execute(args: unknown, context: ToolContext): Promise<McpToolResult> {
       let result: CallToolResult;
@@ -153,41 +149,6 @@ function resultOf(result: CallToolResult): McpToolResult {
     text: lines.join('\n\n'),
     ...(result.structuredContent === undefined ? {} : { structuredContent: result.structuredContent }),
   };
-}
-
-function confirmationCard(
-  server: string,
-  definition: McpToolDefinition,
-  title: string,
-  args: unknown,
-): ConfirmationRequest {
-  const annotations = definition.annotations ?? {};
-  // MCP's defaults: a tool that is not read-only may destroy, and is not idempotent.
-  const notes = [
-    annotations.readOnlyHint === true
-      ? '该工具声明自己只读，此服务配置为总是确认'
-      : annotations.destructiveHint === false
-        ? '该工具声明此操作不具破坏性'
-        : '该工具声明此操作可能不可撤销',
-    ...(annotations.idempotentHint === true ? ['重复执行不会产生额外影响'] : []),
-  ];
-  const details = [
-    { label: 'MCP 服务', value: server },
-    { label: '工具', value: definition.name },
-    ...Object.entries(args !== null && typeof args === 'object' ? (args as Record<string, unknown>) : {}).map(
-      ([key, value]) => ({ label: key, value: shown(value) }),
-    ),
-  ];
-  return {
-    title,
-    description: `通过 MCP 服务「${server}」调用 ${definition.name}。${notes.join('；')}。`,
-    details,
-  };
-}
-
-function shown(value: unknown): string {
-  const text = typeof value === 'string' ? value : JSON.stringify(value);
-  return text.length > MAX_DETAIL_CHARS ? `${text.slice(0, MAX_DETAIL_CHARS)}…` : text;
 }
 
 /** The schema as the model is shown it: the `$schema` keyword is noise to a model. */

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import { type ChatRequest, ScriptedChatModel, textTurn, toolCallTurn } from '../models/index.ts';
 import type { ConfirmBlock, ToolBlock } from '../protocol/index.ts';
 import { type RunLog, RunManager } from '../runtime/index.ts';
+import { testAgent } from '../runtime/test-support/test-agent.ts';
 import { MemoryRunStore } from '../store/index.ts';
 import { type McpToolSource, openMcpTools } from './mcp-tool-source.ts';
 import {
@@ -65,24 +66,22 @@ describe.each(transports)('MCP tools over %s', (_transport, startService) => {
   });
 
   function manager(model: ScriptedChatModel): RunManager {
-    return new RunManager({ store, model, tools: source.tools, skills: [], systemPrompt: '客服' });
+    return new RunManager({
+      store,
+      agents: [testAgent({ model, tools: source.tools, instructions: '客服' })],
+    });
   }
 
-  it('offers every tool as <server>__<tool> with its title, effect and JSON Schema', async () => {
+  it('offers every tool by its own name with its title, effect and JSON Schema', async () => {
     const byName = new Map(source.tools.map((tool) => [tool.name, tool]));
-    expect([...byName.keys()].sort()).toEqual([
-      'orders__cancel_order',
-      'orders__get_order',
-      'orders__list_orders',
-      'orders__slow_export',
-    ]);
-    expect(byName.get('orders__list_orders')).toMatchObject({ title: 'List orders', effect: 'read' });
-    expect(byName.get('orders__cancel_order')).toMatchObject({ title: 'Cancel an order', effect: 'write' });
+    expect([...byName.keys()].sort()).toEqual(['cancel_order', 'get_order', 'list_orders', 'slow_export']);
+    expect(byName.get('list_orders')).toMatchObject({ title: 'List orders', effect: 'read' });
+    expect(byName.get('cancel_order')).toMatchObject({ title: 'Cancel an order', effect: 'write' });
     const model = new ScriptedChatModel([textTurn('你好')]);
     const runs = manager(model);
     const log = await runs.startRun(userId, conversationId, '你好');
     await runs.settled(log.runId);
-    const offered = model.requests[0]?.tools?.find((tool) => tool.name === 'orders__cancel_order');
+    const offered = model.requests[0]?.tools?.find((tool) => tool.name === 'cancel_order');
     expect(offered?.description).toBe('Cancel a paid order that has not shipped.');
     expect(offered?.parameters).toMatchObject({
       type: 'object',
@@ -94,7 +93,7 @@ describe.each(transports)('MCP tools over %s', (_transport, startService) => {
 
   it('a read tool runs at once: its text and structured content on the block and for the model, its _meta naming the owner', async () => {
     const model = new ScriptedChatModel([
-      toolCallTurn([{ id: 'call_list', name: 'orders__list_orders', arguments: { status: 'shipped' } }]),
+      toolCallTurn([{ id: 'call_list', name: 'list_orders', arguments: { status: 'shipped' } }]),
       textTurn('你有一个已发货的订单。'),
     ]);
     const runs = manager(model);
@@ -128,7 +127,7 @@ describe.each(transports)('MCP tools over %s', (_transport, startService) => {
       toolCallTurn([
         {
           id: 'call_cancel',
-          name: 'orders__cancel_order',
+          name: 'cancel_order',
           arguments: { orderId: '1001', reason: '不想要了' },
         },
       ]),
@@ -139,18 +138,17 @@ describe.each(transports)('MCP tools over %s', (_transport, startService) => {
     await runs.settled(log.runId);
     expect(log.state.pause?.reason).toBe('confirmation');
     expect(calledWith('call_cancel')).toEqual([]);
+    // The card speaks of the action and its object: no transport words, no raw argument names.
     expect(confirmBlock(log, 'call_cancel')).toMatchObject({
       status: 'pending',
       title: 'Cancel an order',
-      description: expect.stringContaining('orders'),
+      description: 'Cancel a paid order that has not shipped.',
       details: [
-        { label: 'MCP 服务', value: 'orders' },
-        { label: '工具', value: 'cancel_order' },
-        { label: 'orderId', value: '1001' },
-        { label: 'reason', value: '不想要了' },
+        { label: '订单号', value: '1001' },
+        { label: '取消原因', value: '不想要了' },
       ],
     });
-    expect(confirmBlock(log, 'call_cancel')?.description).toContain('不可撤销');
+    expect(JSON.stringify(confirmBlock(log, 'call_cancel'))).not.toMatch(/MCP|orders|orderId|reason/);
     await runs.decide(userId, log.runId, 'call_cancel', 'approve');
     await runs.settled(log.runId);
     // A second approval of the same card runs nothing.
@@ -170,7 +168,7 @@ describe.each(transports)('MCP tools over %s', (_transport, startService) => {
 
   it('a rejected write never reaches the service', async () => {
     const model = new ScriptedChatModel([
-      toolCallTurn([{ id: 'call_keep', name: 'orders__cancel_order', arguments: { orderId: '1002' } }]),
+      toolCallTurn([{ id: 'call_keep', name: 'cancel_order', arguments: { orderId: '1002' } }]),
       textTurn('好的，不取消。'),
     ]);
     const runs = manager(model);
@@ -188,7 +186,7 @@ describe.each(transports)('MCP tools over %s', (_transport, startService) => {
 
   it('arguments failing the JSON Schema fail the block; no card, and the service is never called', async () => {
     const model = new ScriptedChatModel([
-      toolCallTurn([{ id: 'call_bad', name: 'orders__cancel_order', arguments: { orderId: 'abc' } }]),
+      toolCallTurn([{ id: 'call_bad', name: 'cancel_order', arguments: { orderId: 'abc' } }]),
       textTurn('订单号不对。'),
     ]);
     const runs = manager(model);
@@ -205,7 +203,7 @@ describe.each(transports)('MCP tools over %s', (_transport, startService) => {
 
   it('an isError result is a failed block whose message the model reads', async () => {
     const model = new ScriptedChatModel([
-      toolCallTurn([{ id: 'call_missing', name: 'orders__get_order', arguments: { orderId: '9999' } }]),
+      toolCallTurn([{ id: 'call_missing', name: 'get_order', arguments: { orderId: '9999' } }]),
       textTurn('没有这个订单。'),
     ]);
     const runs = manager(model);
@@ -223,7 +221,7 @@ describe.each(transports)('MCP tools over %s', (_transport, startService) => {
 
   it('stopping the run during a call cancels it on the service (notifications/cancelled reaches extra.signal)', async () => {
     const model = new ScriptedChatModel([
-      toolCallTurn([{ id: 'call_export', name: 'orders__slow_export', arguments: {} }]),
+      toolCallTurn([{ id: 'call_export', name: 'slow_export', arguments: {} }]),
     ]);
     const runs = manager(model);
     const aborted = () => service.journal().filter((entry) => entry.event === 'aborted').length;
@@ -239,9 +237,9 @@ describe.each(transports)('MCP tools over %s', (_transport, startService) => {
 
   it('the service going away mid-call fails that call clearly; the next call reconnects', async () => {
     const model = new ScriptedChatModel([
-      toolCallTurn([{ id: 'call_cut', name: 'orders__slow_export', arguments: {} }]),
+      toolCallTurn([{ id: 'call_cut', name: 'slow_export', arguments: {} }]),
       textTurn('导出失败了。'),
-      toolCallTurn([{ id: 'call_back', name: 'orders__get_order', arguments: { orderId: '1003' } }]),
+      toolCallTurn([{ id: 'call_back', name: 'get_order', arguments: { orderId: '1003' } }]),
       textTurn('订单 1003 已发货。'),
     ]);
     const runs = manager(model);
@@ -272,7 +270,7 @@ describe.each(transports)('MCP tools over %s', (_transport, startService) => {
     await vi.waitFor(() => expect(lost()).toBe(lostBefore + 1), { timeout: 10_000 });
     await service.revive();
     const model = new ScriptedChatModel([
-      toolCallTurn([{ id: 'call_again', name: 'orders__get_order', arguments: { orderId: '1002' } }]),
+      toolCallTurn([{ id: 'call_again', name: 'get_order', arguments: { orderId: '1002' } }]),
       textTurn('订单 1002 待发货。'),
     ]);
     const runs = manager(model);
@@ -293,11 +291,14 @@ describe('MCP server options and sessions', () => {
       const userId = (await store.createUser('mcp')).id;
       const conversationId = (await store.createConversation(userId, 'mcp')).id;
       const model = new ScriptedChatModel([
-        toolCallTurn([{ id: 'call_down_1', name: 'orders__get_order', arguments: { orderId: '1001' } }]),
-        toolCallTurn([{ id: 'call_down_2', name: 'orders__get_order', arguments: { orderId: '1001' } }]),
+        toolCallTurn([{ id: 'call_down_1', name: 'get_order', arguments: { orderId: '1001' } }]),
+        toolCallTurn([{ id: 'call_down_2', name: 'get_order', arguments: { orderId: '1001' } }]),
         textTurn('订单服务暂时不可用。'),
       ]);
-      const runs = new RunManager({ store, model, tools: source.tools, skills: [], systemPrompt: '客服' });
+      const runs = new RunManager({
+        store,
+        agents: [testAgent({ model, tools: source.tools, instructions: '客服' })],
+      });
       const log = await runs.startRun(userId, conversationId, '查 1001');
       await runs.settled(log.runId);
       expect(toolBlock(log, 'call_down_1')).toMatchObject({
@@ -321,19 +322,26 @@ describe('MCP server options and sessions', () => {
     const service = await httpOrderService({ alwaysConfirm: true });
     const source = await openMcpTools(new Map([['orders', service.config]]), { log: () => undefined });
     try {
-      const list = source.tools.find((tool) => tool.name === 'orders__list_orders');
+      const list = source.tools.find((tool) => tool.name === 'list_orders');
       expect(list?.effect).toBe('write');
       const store = new MemoryRunStore();
       const userId = (await store.createUser('mcp')).id;
       const conversationId = (await store.createConversation(userId, 'mcp')).id;
       const model = new ScriptedChatModel([
-        toolCallTurn([{ id: 'call_guarded', name: 'orders__list_orders', arguments: {} }]),
+        toolCallTurn([{ id: 'call_guarded', name: 'list_orders', arguments: {} }]),
       ]);
-      const runs = new RunManager({ store, model, tools: source.tools, skills: [], systemPrompt: '客服' });
+      const runs = new RunManager({
+        store,
+        agents: [testAgent({ model, tools: source.tools, instructions: '客服' })],
+      });
       const log = await runs.startRun(userId, conversationId, '我的订单');
       await runs.settled(log.runId);
       expect(log.state.pause?.reason).toBe('confirmation');
-      expect(confirmBlock(log, 'call_guarded')?.description).toContain('只读');
+      expect(confirmBlock(log, 'call_guarded')).toMatchObject({
+        title: 'List orders',
+        description: 'List the orders, optionally only those with a status.',
+        details: [],
+      });
       expect(service.journal().filter((entry) => entry.event === 'called')).toEqual([]);
       await runs.cancel(userId, log.runId);
     } finally {
@@ -351,10 +359,13 @@ describe('MCP server options and sessions', () => {
       const userId = (await store.createUser('mcp')).id;
       const conversationId = (await store.createConversation(userId, 'mcp')).id;
       const model = new ScriptedChatModel([
-        toolCallTurn([{ id: 'call_404', name: 'orders__get_order', arguments: { orderId: '1001' } }]),
+        toolCallTurn([{ id: 'call_404', name: 'get_order', arguments: { orderId: '1001' } }]),
         textTurn('好的。'),
       ]);
-      const runs = new RunManager({ store, model, tools: source.tools, skills: [], systemPrompt: '客服' });
+      const runs = new RunManager({
+        store,
+        agents: [testAgent({ model, tools: source.tools, instructions: '客服' })],
+      });
       const log = await runs.startRun(userId, conversationId, '查 1001');
       await runs.settled(log.runId);
       expect(toolBlock(log, 'call_404')).toMatchObject({ status: 'done' });
@@ -380,10 +391,13 @@ describe('MCP tool timeouts', () => {
       const userId = (await store.createUser('mcp')).id;
       const conversationId = (await store.createConversation(userId, 'mcp')).id;
       const model = new ScriptedChatModel([
-        toolCallTurn([{ id: 'call_slow', name: 'orders__slow_export', arguments: {} }]),
+        toolCallTurn([{ id: 'call_slow', name: 'slow_export', arguments: {} }]),
         textTurn('导出超时了。'),
       ]);
-      const runs = new RunManager({ store, model, tools: source.tools, skills: [], systemPrompt: '客服' });
+      const runs = new RunManager({
+        store,
+        agents: [testAgent({ model, tools: source.tools, instructions: '客服' })],
+      });
       const log = await runs.startRun(userId, conversationId, '导出');
       await runs.settled(log.runId);
       expect(toolBlock(log, 'call_slow')).toMatchObject({

@@ -86,9 +86,13 @@ export function createOrderService(book: OrderBook, journal: (entry: JournalEntr
     {
       title: 'Cancel an order',
       description: 'Cancel a paid order that has not shipped.',
+      // A card labels each argument by its title, else its description (never the raw name).
       inputSchema: {
-        orderId: z.string().regex(/^\d+$/),
-        reason: z.string().min(1).max(200).optional(),
+        orderId: z
+          .string()
+          .regex(/^\d+$/)
+          .meta({ title: '订单号', description: 'The number of the order to cancel' }),
+        reason: z.string().min(1).max(200).optional().describe('取消原因'),
       },
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
     },

@@ -1,0 +1,70 @@
+/**
+ * runstream's main entry: define an agent (`defineAgent`, `tool`, or `loadAgent` for a folder), the
+ * types its tools and policies see, and the models it can run on. See docs/agents.md.
+ */
+export {
+  type Agent,
+  type AgentConfig,
+  AgentDefinitionError,
+  type AgentFolderContext,
+  type AgentFolderModule,
+  type AgentKnowledge,
+  type AgentLanguage,
+  type AgentSkill,
+  type AgentTool,
+  type AgentUi,
+  type AnyAgentTool,
+  type CardSettings,
+  type ConfirmationCard,
+  defineAgent,
+  isAgent,
+  type JsonSchemaObject,
+  type KnowledgeHit,
+  type KnowledgeSearch,
+  type LoadAgentOptions,
+  loadAgent,
+  type ResolveAgentOptions,
+  type ResolvedAgentHandle,
+  resolveAgent,
+  type ToolSettings,
+  tool,
+} from './agent/index.ts';
+export type {
+  McpHttpServerConfig,
+  McpServerConfig,
+  McpStdioServerConfig,
+} from './mcp/index.ts';
+export {
+  AnthropicMessagesModel,
+  type AnthropicMessagesModelOptions,
+  type ChatMessage,
+  type ChatModel,
+  type ChatRequest,
+  type ChatStreamPart,
+  createChatModelFromEnv,
+  createScriptedModelFromFile,
+  type FinishReason,
+  ModelError,
+  type ModelErrorCode,
+  OfflineAgentModel,
+  type OfflineAgentModelOptions,
+  OpenAiChatModel,
+  type OpenAiChatModelOptions,
+  type ReasoningPart,
+  ScriptedChatModel,
+  type ScriptedTurn,
+  type TokenUsage,
+  type ToolCallRequest,
+  type ToolDefinition,
+  textTurn,
+  toolCallTurn,
+} from './models/index.ts';
+export type {
+  ToolCallInfo,
+  ToolContext,
+  ToolPolicy,
+  ToolPolicyDecision,
+} from './runtime/index.ts';
+export { ToolError } from './runtime/index.ts';
+export type { ResolvedAgent } from './runtime/resolved-agent.ts';
+export { RUN_MESSAGES, type RunLanguage, type RunMessages } from './runtime/run-messages.ts';
