@@ -8,6 +8,8 @@ import { MessageSchema, TokenUsageSchema } from '../protocol/index.ts';
 export const ConversationSummarySchema = z.object({
   id: z.string(),
   title: z.string(),
+  /** The agent the conversation talks to; absent from servers older than multi-agent support. */
+  agentId: z.string().optional(),
   createdAt: z.number(),
   updatedAt: z.number().optional(),
 });
@@ -43,6 +45,7 @@ export type ConversationMessageView = z.infer<typeof ConversationMessageViewSche
 export const ConversationDetailSchema = z.object({
   id: z.string(),
   title: z.string(),
+  agentId: z.string().optional(),
   createdAt: z.number(),
   messages: z.array(ConversationMessageViewSchema),
 });

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { createMessageState, type MessageState, type WireFormat } from '../protocol/index.ts';
+import { AgentListSchema, type AgentSummary } from './agent-views.ts';
 import type { BackoffOptions } from './backoff.ts';
 import { errorFromResponse, NetworkError, RunstreamError } from './client-errors.ts';
 import {
@@ -46,6 +47,13 @@ export interface FollowOptions {
 export interface SendMessageInput {
   text: string;
   [field: string]: unknown;
+}
+
+/** What `createConversation` sends; both optional. */
+export interface NewConversationInput {
+  title?: string;
+  /** One of `listAgents()`'s ids; absent, the server's default agent. */
+  agentId?: string;
 }
 
 export type ConfirmationDecision = 'approve' | 'reject';
@@ -135,22 +143,45 @@ export class RunstreamClient {
     )) as CancelResult;
   }
 
-  /** `POST /v1/conversations`. */
+  /**
+   * `GET /v1/agents`: the agents this server runs, the default first. A page reads each one's title,
+   * greeting and example prompts from here, and offers a choice when there is more than one.
+   */
+  async listAgents(options: { signal?: AbortSignal } = {}): Promise<AgentSummary[]> {
+    return parseResponse(AgentListSchema, await this.#json('GET', '/v1/agents', undefined, options.signal))
+      .agents;
+  }
+
+  /**
+   * `POST /v1/conversations`: a conversation with `agentId`'s agent (the server's default when
+   * absent; an id the server does not run is a 400 `unknown_agent`).
+   */
   async createConversation(
-    input: { title?: string } = {},
+    input: NewConversationInput = {},
     options: { signal?: AbortSignal } = {},
   ): Promise<ConversationSummary> {
+    // Only the fields the server knows, and none that are undefined, so `{}` stays `{}` on the wire.
+    const body = {
+      ...(input.title === undefined ? {} : { title: input.title }),
+      ...(input.agentId === undefined ? {} : { agentId: input.agentId }),
+    };
     return parseResponse(
       ConversationSummarySchema,
-      await this.#json('POST', '/v1/conversations', input, options.signal),
+      await this.#json('POST', '/v1/conversations', body, options.signal),
     );
   }
 
-  /** `GET /v1/conversations`: the caller's conversations, most recent first. */
-  async listConversations(options: { signal?: AbortSignal } = {}): Promise<ConversationSummary[]> {
+  /**
+   * `GET /v1/conversations`: the caller's conversations, most recent first; with `agentId`, only
+   * those of that agent (`?agent_id=`).
+   */
+  async listConversations(
+    options: { signal?: AbortSignal; agentId?: string } = {},
+  ): Promise<ConversationSummary[]> {
+    const query = options.agentId === undefined ? '' : `?agent_id=${encodeURIComponent(options.agentId)}`;
     return parseResponse(
       ConversationListSchema,
-      await this.#json('GET', '/v1/conversations', undefined, options.signal),
+      await this.#json('GET', `/v1/conversations${query}`, undefined, options.signal),
     ).data;
   }
 

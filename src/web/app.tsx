@@ -1,7 +1,14 @@
 import { useCallback, useEffect, useMemo, useState, useSyncExternalStore } from 'react';
 import { createRunstreamClient, type RunstreamClient } from '../client/index.ts';
+import { AgentPicker } from './agents/index.ts';
 import type { MessageActions, SourceEvidence } from './blocks/index.ts';
-import { ChatController, canStop, composerBlock } from './chat/chat-controller.ts';
+import {
+  ChatController,
+  canStop,
+  composerBlock,
+  currentAgent,
+  selectedAgent,
+} from './chat/chat-controller.ts';
 import { LiveRegion } from './chat/live-region.tsx';
 import { MessageList } from './chat/message-list.tsx';
 import { noticeText } from './chat/notice-text.ts';
@@ -57,12 +64,15 @@ function ChatApp({ token, onUnauthorized }: { token: string; onUnauthorized(): v
     [client, onUnauthorized],
   );
   const snapshot = useSyncExternalStore(controller.subscribe, controller.getSnapshot);
-  const [source, setSource] = useState<{ citation: string; evidence: SourceEvidence | undefined } | null>(
-    null,
-  );
+  const [source, setSource] = useState<{
+    citation: string;
+    evidence: SourceEvidence | undefined;
+    conversationId: string | null;
+  } | null>(null);
   const [menuOpen, setMenuOpen] = useState(false);
 
   useEffect(() => {
+    void controller.loadAgents();
     void controller.refreshConversations();
     void controller.openConversation(conversationIdFromPath(globalThis.location.pathname));
     const onPopState = () =>
@@ -75,6 +85,12 @@ function ChatApp({ token, onUnauthorized }: { token: string; onUnauthorized(): v
   }, [controller]);
 
   const { conversation } = snapshot;
+  // Title, greeting and examples are the agent's; the generic ones only until it is known.
+  const agent = currentAgent(snapshot);
+  const title = agent?.ui.title ?? t('app.title');
+  useEffect(() => {
+    globalThis.document.title = title;
+  }, [title]);
   const blockedBy = composerBlock(snapshot);
   const live = conversation.items.some(
     (item) =>
@@ -89,9 +105,9 @@ function ChatApp({ token, onUnauthorized }: { token: string; onUnauthorized(): v
       decisionErrors: new Map(
         [...snapshot.decisionErrors].map(([toolCallId, notice]) => [toolCallId, noticeText(notice, t)]),
       ),
-      openSource: (citation, evidence) => setSource({ citation, evidence }),
+      openSource: (citation, evidence) => setSource({ citation, evidence, conversationId: conversation.id }),
     }),
-    [controller, snapshot.deciding, snapshot.decisionErrors, t],
+    [controller, snapshot.deciding, snapshot.decisionErrors, t, conversation.id],
   );
   const closeSource = useCallback(() => setSource(null), []);
 
@@ -115,8 +131,8 @@ function ChatApp({ token, onUnauthorized }: { token: string; onUnauthorized(): v
           <span aria-hidden="true">☰</span>
           <span className="visually-hidden">{t('app.menu')}</span>
         </button>
-        <h1>
-          {t('app.title')} <span className="muted subtitle">{t('app.subtitle')}</span>
+        <h1 data-testid="app-title">
+          {title} <span className="muted subtitle">{t('app.subtitle')}</span>
         </h1>
         <button
           type="button"
@@ -129,8 +145,18 @@ function ChatApp({ token, onUnauthorized }: { token: string; onUnauthorized(): v
         </button>
       </header>
       <aside id="sidebar" className="sidebar">
+        <AgentPicker
+          agents={snapshot.agents}
+          selectedId={selectedAgent(snapshot)?.id}
+          disabled={snapshot.sending}
+          onSelect={(agentId) => {
+            setMenuOpen(false);
+            controller.selectAgent(agentId);
+          }}
+        />
         <ConversationList
           conversations={snapshot.conversations}
+          agents={snapshot.agents}
           currentId={conversation.id}
           error={snapshot.conversationsError && noticeText(snapshot.conversationsError, t)}
           onOpen={open}
@@ -165,6 +191,8 @@ function ChatApp({ token, onUnauthorized }: { token: string; onUnauthorized(): v
           items={conversation.items}
           actions={actions}
           now={now}
+          greeting={agent?.ui.greeting ?? t('chat.empty')}
+          examples={agent?.ui.examples ?? []}
           {...(conversation.status === 'empty' && !snapshot.sending
             ? { onExample: (text: string) => void controller.send(text) }
             : {})}
@@ -189,6 +217,7 @@ function ChatApp({ token, onUnauthorized }: { token: string; onUnauthorized(): v
         <SourceDrawer
           client={client}
           citation={source.citation}
+          conversationId={source.conversationId}
           evidence={source.evidence}
           onClose={closeSource}
         />

@@ -240,6 +240,8 @@ describe('the chat page', () => {
     await sendMessage(page, SEED_CANCEL_MESSAGE);
     await page.getByTestId('confirm-approve').waitFor({ timeout: 20_000 });
     expect(await page.getByTestId('confirm-approve').textContent()).toBe('Confirm');
+    // One agent (its list long loaded by now): no assistant picker in the way.
+    expect(await page.getByTestId('agent-picker').count()).toBe(0);
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     expect(overflow).toBeLessThanOrEqual(0);
     await saveScreenshot(page, 'phone-width-english');

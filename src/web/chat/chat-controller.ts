@@ -21,6 +21,7 @@ import { SnapshotFrames } from './snapshot-frames.ts';
 
 export type { ChatItem, ChatSnapshot, ConnectionView, ConversationView, Notice } from './chat-snapshot.ts';
 export { canStop, composerBlock } from './chat-snapshot.ts';
+export { agentById, currentAgent, selectedAgent } from './current-agent.ts';
 
 export interface ChatControllerOptions {
   client: RunstreamClient;
@@ -84,6 +85,36 @@ export class ChatController {
     return this.#current.conversation.id;
   }
 
+  /**
+   * `GET /v1/agents`: each agent's title, greeting and examples, and the picker's choices. Without
+   * the list (an older server, a failure) the page keeps its generic title and new conversations go
+   * to the server's default agent.
+   */
+  async loadAgents(): Promise<void> {
+    try {
+      const agents = await this.#client.listAgents();
+      const selected = this.#current.selectedAgentId;
+      this.#update({
+        agents,
+        // A conversation of an agent the server no longer runs must not choose the next one's.
+        selectedAgentId: agents.some((agent) => agent.id === selected) ? selected : null,
+      });
+    } catch (error) {
+      this.#handleAuth(error);
+    }
+  }
+
+  /**
+   * Choose the agent of the next new conversation. The picker shows the agent of what is on screen,
+   * so choosing another one from an existing conversation starts a new conversation with it.
+   */
+  selectAgent(agentId: string): void {
+    const current = this.#current;
+    if (current.sending || !current.agents.some((agent) => agent.id === agentId)) return;
+    this.#update({ selectedAgentId: agentId });
+    if (current.conversation.id !== null) this.newConversation();
+  }
+
   async refreshConversations(): Promise<void> {
     try {
       const conversations = await this.#client.listConversations();
@@ -128,8 +159,9 @@ export class ChatController {
     this.#update({ sending: true, composerNotice: null });
     let conversationId = this.#current.conversation.id;
     if (conversationId === null) {
+      const agentId = this.#current.selectedAgentId ?? undefined;
       try {
-        const created = await this.#client.createConversation({});
+        const created = await this.#client.createConversation(agentId === undefined ? {} : { agentId });
         if (generation !== this.#generation) return true;
         conversationId = created.id;
         this.#options.navigate(`/c/${encodeURIComponent(created.id)}`, { replace: true });
@@ -138,6 +170,7 @@ export class ChatController {
             ...this.#current.conversation,
             id: created.id,
             title: created.title,
+            agentId: created.agentId ?? agentId ?? null,
             status: 'ready',
           },
         });
@@ -315,8 +348,15 @@ export class ChatController {
     // A reload while a stream of this conversation is read keeps the live item (see `restoredItems`).
     const active = this.#streams.active?.conversationId === id ? this.#streams.active : null;
     const items = restoredItems(detail, this.#current.conversation.items, active?.itemKey ?? null);
+    const agentId = detail.agentId ?? null;
+    const { agents } = this.#current;
     this.#update({
-      conversation: { id, title: detail.title, status: 'ready', error: null, items },
+      conversation: { id, title: detail.title, agentId, status: 'ready', error: null, items },
+      // The picker follows what is on screen, so "new conversation" goes on with the same agent
+      // (`loadAgents` drops an id the server does not run, whichever answers first).
+      ...(agentId !== null && (agents.length === 0 || agents.some((agent) => agent.id === agentId))
+        ? { selectedAgentId: agentId }
+        : {}),
     });
     const last = items.at(-1);
     // A run still going (a refresh mid-stream, or one started elsewhere): follow it from where the

@@ -1,4 +1,4 @@
-import { type ConversationSummary, RunstreamError } from '../../client/index.ts';
+import { type AgentSummary, type ConversationSummary, RunstreamError } from '../../client/index.ts';
 import type { MessageState } from '../../protocol/index.ts';
 
 // What the chat page shows, as `ChatController` publishes it, and what the page reads off it
@@ -23,6 +23,8 @@ export interface ConversationView {
   /** `null` for a new conversation that is created on its first message. */
   id: string | null;
   title: string;
+  /** The conversation's agent, once the server said (or, for a new one, once it was created). */
+  agentId: string | null;
   status: 'empty' | 'loading' | 'ready' | 'not_found' | 'error';
   error: Notice | null;
   items: readonly ChatItem[];
@@ -32,6 +34,7 @@ export interface ConversationView {
 export const EMPTY_CONVERSATION: ConversationView = {
   id: null,
   title: '',
+  agentId: null,
   status: 'empty',
   error: null,
   items: [],
@@ -45,6 +48,10 @@ export type ConnectionView =
   | { status: 'failed'; notice: Notice };
 
 export interface ChatSnapshot {
+  /** The agents the server runs, its default first; empty until `GET /v1/agents` answered. */
+  agents: readonly AgentSummary[];
+  /** The agent of the next new conversation; `null` is the server's default. */
+  selectedAgentId: string | null;
   conversations: readonly ConversationSummary[];
   conversationsError: Notice | null;
   conversation: ConversationView;
@@ -64,6 +71,8 @@ export interface ChatSnapshot {
 /** The snapshot of a page that has loaded nothing yet: a fresh one for each controller. */
 export function initialSnapshot(): ChatSnapshot {
   return {
+    agents: [],
+    selectedAgentId: null,
     conversations: [],
     conversationsError: null,
     conversation: EMPTY_CONVERSATION,

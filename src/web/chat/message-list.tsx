@@ -3,17 +3,19 @@ import { AssistantMessage, type MessageActions } from '../blocks/index.ts';
 import { useI18n } from '../i18n/index.ts';
 import type { ChatItem } from './chat-controller.ts';
 
-const EXAMPLES = ['chat.example.cancel', 'chat.example.return', 'chat.example.status'] as const;
-
 export interface MessageListProps {
   items: readonly ChatItem[];
   actions: MessageActions;
   now: number;
+  /** What an empty conversation says first: the agent's greeting, or the page's generic one. */
+  greeting: string;
+  /** The agent's example prompts; a click sends one. None while the agent is unknown. */
+  examples: readonly string[];
   onExample?: (text: string) => void;
 }
 
 /** The conversation's messages; keeps the newest text in view unless the reader scrolled up. */
-export function MessageList({ items, actions, now, onExample }: MessageListProps) {
+export function MessageList({ items, actions, now, greeting, examples, onExample }: MessageListProps) {
   const { t } = useI18n();
   const container = useRef<HTMLDivElement>(null);
   const pinned = useRef(true);
@@ -35,15 +37,15 @@ export function MessageList({ items, actions, now, onExample }: MessageListProps
     >
       {items.length === 0 && (
         <div className="empty-chat">
-          <p>{t('chat.empty')}</p>
-          {onExample && (
+          <p data-testid="greeting">{greeting}</p>
+          {onExample && examples.length > 0 && (
             <>
               <p className="muted">{t('chat.examples')}</p>
-              <ul className="examples">
-                {EXAMPLES.map((key) => (
-                  <li key={key}>
-                    <button type="button" onClick={() => onExample(t(key))}>
-                      {t(key)}
+              <ul className="examples" data-testid="examples">
+                {examples.map((example) => (
+                  <li key={example}>
+                    <button type="button" onClick={() => onExample(example)}>
+                      {example}
                     </button>
                   </li>
                 ))}

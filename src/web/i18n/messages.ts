@@ -3,7 +3,9 @@
  * out so a missing translation is a type error, not a blank on screen.
  */
 export const zhCN = {
-  'app.title': 'NovaShop 智能客服',
+  // The page's own title and greeting while no agent says otherwise (loading, or a server without
+  // agent cards); each agent's title, greeting and examples come from `GET /v1/agents`.
+  'app.title': '智能客服',
   'app.subtitle': 'runstream 演示',
   'app.language': 'English',
   'app.languageLabel': '切换到英文',
@@ -19,13 +21,12 @@ export const zhCN = {
   'conversations.new': '新对话',
   'conversations.empty': '还没有对话',
   'conversations.loadFailed': '对话加载失败：{message}',
-  'chat.empty': '你好，我是 NovaShop 客服。可以问我订单、退换货、发货和尺码的问题。',
+  'agents.label': '选择助手',
+  // Read out before a conversation's agent name in the list (a screen reader's separator).
+  'agents.conversationAgentPrefix': '，助手：',
+  'chat.empty': '你好，有什么可以帮你？',
   'chat.examples': '试试：',
-  'chat.example.cancel': '我买的那块表还没发货的话，帮我取消吧，不想要了。',
-  'chat.example.return': '跑鞋穿了一次不合适，可以退吗？',
-  'chat.example.status': '我的订单 88229 到哪了？',
   'chat.you': '你',
-  'chat.assistant': 'NovaShop 客服',
   'chat.loading': '加载中…',
   'chat.notFound': '找不到这个对话',
   'composer.placeholder': '输入消息，Enter 发送，Shift+Enter 换行',
@@ -125,7 +126,7 @@ export const zhCN = {
 export type MessageKey = keyof typeof zhCN;
 
 export const en: Record<MessageKey, string> = {
-  'app.title': 'NovaShop customer service',
+  'app.title': 'Assistant',
   'app.subtitle': 'runstream demo',
   'app.language': '中文',
   'app.languageLabel': 'Switch to Chinese',
@@ -141,13 +142,11 @@ export const en: Record<MessageKey, string> = {
   'conversations.new': 'New conversation',
   'conversations.empty': 'No conversations yet',
   'conversations.loadFailed': 'Could not load conversations: {message}',
-  'chat.empty': 'Hi, this is NovaShop customer service. Ask about orders, returns, shipping or sizes.',
+  'agents.label': 'Choose assistant',
+  'agents.conversationAgentPrefix': ', assistant: ',
+  'chat.empty': 'Hi, how can I help?',
   'chat.examples': 'Try:',
-  'chat.example.cancel': 'If my watch has not shipped yet, please cancel it.',
-  'chat.example.return': 'Can I return running shoes I wore once?',
-  'chat.example.status': 'Where is my order 88229?',
   'chat.you': 'You',
-  'chat.assistant': 'NovaShop',
   'chat.loading': 'Loading…',
   'chat.notFound': 'This conversation does not exist',
   'composer.placeholder': 'Type a message; Enter sends, Shift+Enter adds a line',

@@ -19,11 +19,17 @@ interface SourceDocument {
 export function SourceDrawer({
   client,
   citation,
+  conversationId,
   evidence,
   onClose,
 }: {
   client: RunstreamClient;
   citation: string;
+  /**
+   * The conversation whose answer cited the source: the server resolves the path among that
+   * conversation's agent's documents (two agents may both have a `knowledge/faq.md`).
+   */
+  conversationId: string | null;
   evidence?: SourceEvidence | undefined;
   onClose(): void;
 }) {
@@ -39,7 +45,7 @@ export function SourceDrawer({
     setDocument(null);
     setError(null);
     client
-      .getJson(`/v1/knowledge/sources?path=${encodeURIComponent(path)}`, { signal: abort.signal })
+      .getJson(sourcePath(path, conversationId), { signal: abort.signal })
       .then((body) => {
         if (!isSourceDocument(body)) throw new Error('the server sent no document');
         setDocument(body);
@@ -48,7 +54,7 @@ export function SourceDrawer({
         if (!abort.signal.aborted) setError(reason instanceof Error ? reason.message : String(reason));
       });
     return () => abort.abort();
-  }, [client, path]);
+  }, [client, path, conversationId]);
 
   useEffect(() => {
     const previous = globalThis.document.activeElement as HTMLElement | null;
@@ -128,6 +134,13 @@ function MatchedPassage({ evidence }: { evidence: SourceEvidence }) {
       </blockquote>
     </section>
   );
+}
+
+/** `GET /v1/knowledge/sources` for `path`, within the conversation's agent when there is one. */
+export function sourcePath(path: string, conversationId: string | null): string {
+  const query = new URLSearchParams({ path });
+  if (conversationId !== null) query.set('conversation_id', conversationId);
+  return `/v1/knowledge/sources?${query}`;
 }
 
 function numberedLines(text: string): Array<{ number: number; text: string }> {

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import type { Browser, Page } from 'playwright-core';
+import { seedNovaShop } from '../../../examples/novashop/orders/seed-novashop.ts';
 import { DEFAULT_WEB_ROOT } from '../../cli/build-web.ts';
-import { seedNovaShop } from '../../domains/novashop/seed-novashop.ts';
 import type { ChatModel } from '../../models/index.ts';
 import { DEMO_USER_ID } from '../../server/index.ts';
 import { startTestServer, TEST_TOKEN, type TestServer } from '../../server/test-support/start-test-server.ts';
