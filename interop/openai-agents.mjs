@@ -24,7 +24,7 @@ const readFile = tool({
 const agent = new Agent({
   name: 'Notes',
   instructions: 'Answer with the help of the local files.',
-  model: 'runstream',
+  model: 'novashop',
   tools: [readFile],
 });
 

@@ -23,7 +23,7 @@ const report = {};
 
 // 0. responses.stream(), a plain answer (no function tools).
 {
-  const stream = client.responses.stream({ model: 'runstream', input: '你好' });
+  const stream = client.responses.stream({ model: 'novashop', input: '你好' });
   let text = '';
   stream.on('response.output_text.delta', (event) => {
     text += event.delta;
@@ -34,13 +34,13 @@ const report = {};
 
 // 1. responses.stream(), a function tool round trip answered with previous_response_id.
 {
-  const first = client.responses.stream({ model: 'runstream', input: 'read notes.txt', tools: [READ_FILE] });
+  const first = client.responses.stream({ model: 'novashop', input: 'read notes.txt', tools: [READ_FILE] });
   const types = [];
   first.on('event', (event) => types.push(event.type));
   const waiting = await first.finalResponse();
   const call = waiting.output.find((item) => item.type === 'function_call');
   const second = client.responses.stream({
-    model: 'runstream',
+    model: 'novashop',
     previous_response_id: waiting.id,
     input: [{ type: 'function_call_output', call_id: call.call_id, output: NOTES }],
     tools: [READ_FILE],
@@ -69,7 +69,7 @@ const report = {};
 {
   const events = [];
   for await (const event of await client.responses.create({
-    model: 'runstream',
+    model: 'novashop',
     input: 'read notes.txt',
     tools: [READ_FILE],
     stream: true,
@@ -79,7 +79,7 @@ const report = {};
   const call = waiting.output.find((item) => item.type === 'function_call');
   const more = [];
   for await (const event of await client.responses.create({
-    model: 'runstream',
+    model: 'novashop',
     input: [
       { role: 'user', content: 'read notes.txt' },
       ...waiting.output,
@@ -107,12 +107,12 @@ const report = {};
 // 3. A server tool and a confirmation of the offline NovaShop model, approved with mcp_approval_response.
 {
   const waiting = await client.responses
-    .stream({ model: 'runstream', input: '我买的那块表还没发货的话，帮我取消吧，不想要了。' })
+    .stream({ model: 'novashop', input: '我买的那块表还没发货的话，帮我取消吧，不想要了。' })
     .finalResponse();
   const request = waiting.output.find((item) => item.type === 'mcp_approval_request');
   const approved = await client.responses
     .stream({
-      model: 'runstream',
+      model: 'novashop',
       previous_response_id: waiting.id,
       input: [{ type: 'mcp_approval_response', approval_request_id: request.id, approve: true }],
     })
@@ -142,7 +142,7 @@ const report = {};
   });
   const types = [];
   for await (const event of await extended.responses.create({
-    model: 'runstream',
+    model: 'novashop',
     input: 'read notes.txt',
     tools: [READ_FILE],
     stream: true,

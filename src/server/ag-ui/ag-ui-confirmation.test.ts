@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SqliteOrderRepository } from '../../domains/novashop/index.ts';
+import { SqliteOrderRepository } from '../../../examples/novashop/orders/sqlite-order-repository.ts';
 import { openDatabase } from '../../store/index.ts';
 import { startTestServer, TEST_TOKEN, type TestServer } from '../test-support/start-test-server.ts';
 import {

@@ -80,6 +80,22 @@ export function contentText(content: z.infer<typeof Content>): string {
   return content.map((part) => ('text' in part && typeof part.text === 'string' ? part.text : '')).join('');
 }
 
+/**
+ * The agent the input names: `forwardedProps.agentId` (AG-UI's place for what a client passes on to
+ * the agent), `undefined` when it names none, or a reason it is not one.
+ */
+export function requestedAgentOf(
+  input: RunAgentInput,
+): { agentId: string | undefined } | { invalid: string } {
+  const props = input.forwardedProps;
+  if (typeof props !== 'object' || props === null || !('agentId' in props)) return { agentId: undefined };
+  const agentId = (props as { agentId: unknown }).agentId;
+  if (agentId === undefined || agentId === null) return { agentId: undefined };
+  if (typeof agentId !== 'string' || agentId.length > 64)
+    return { invalid: 'forwardedProps.agentId must be an agent id (a string of at most 64 characters)' };
+  return { agentId: agentId.trim() };
+}
+
 /** A resume entry as runstream's decision, or a reason it is not one. */
 export function decisionOf(
   entry: AgUiResumeEntry,

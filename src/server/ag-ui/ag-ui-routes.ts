@@ -3,7 +3,7 @@ import type { Context, Hono } from 'hono';
 import type { PendingCall } from '../../protocol/index.ts';
 import type { RunLog, RunManager } from '../../runtime/index.ts';
 import type { RunStore, User } from '../../store/index.ts';
-import { conversationForThread, dialectConversationId } from '../dialect-conversation.ts';
+import { agentForThread, conversationForThread, dialectConversationId } from '../dialect-conversation.ts';
 import { HttpError } from '../http-error.ts';
 import { bodyOf } from '../node-response-of.ts';
 import { readJsonBody } from '../read-json-body.ts';
@@ -23,6 +23,7 @@ import {
   decisionOf,
   type RunAgentInput,
   RunAgentInputSchema,
+  requestedAgentOf,
 } from './ag-ui-request.ts';
 import { reconnectAgUi, streamAgUi } from './stream-ag-ui.ts';
 
@@ -54,9 +55,10 @@ function storedMessageId(id: string): string {
 /**
  * AG-UI (CopilotKit's Agent-User Interaction protocol, docs/integrations/ag-ui.md): `POST /v1/ag-ui`
  * takes a `RunAgentInput` and answers with an AG-UI event stream, `GET /v1/ag-ui/runs/{id}/events`
- * reconnects. Each AG-UI thread is one conversation of the caller; each request is one stretch of a
- * run of the same RunManager and log as every other face: a new user message starts a run, `resume`
- * entries decide its paused confirmations, trailing tool messages answer its frontend tool calls.
+ * reconnects. Each AG-UI thread is one conversation of the caller, of the agent its first input
+ * named (`forwardedProps.agentId`, else the default); each request is one stretch of a run of the same
+ * RunManager and log as every other face: a new user message starts a run, `resume` entries decide
+ * its paused confirmations, trailing tool messages answer its frontend tool calls.
  */
 export function registerAgUiRoutes(app: Hono<Env>, options: AgUiRoutesOptions): void {
   const { store, runs } = options;
@@ -107,7 +109,12 @@ export function registerAgUiRoutes(app: Hono<Env>, options: AgUiRoutesOptions): 
    * the next one; entries for interrupts that no longer wait (the run was stopped or decided
    * elsewhere) are moot. `true` when the request is to be handled as if it had no resume entries.
    */
-  async function cancelsOnly(user: User, input: RunAgentInput, context: Context<Env>): Promise<boolean> {
+  async function cancelsOnly(
+    user: User,
+    input: RunAgentInput,
+    agentId: string,
+    context: Context<Env>,
+  ): Promise<boolean> {
     const entries = input.resume ?? [];
     if (!entries.every((entry) => entry.status === 'cancelled')) return false;
     const waiting = await waitingRunOf(user, input.threadId);
@@ -125,7 +132,7 @@ export function registerAgUiRoutes(app: Hono<Env>, options: AgUiRoutesOptions): 
     )
       return false;
     // The new message is checked before the paused run is stopped for it: a refused one loses nothing.
-    prepareStart(input, context);
+    prepareStart(input, agentId, context);
     await runs.cancel(user.id, waiting.runId, 'interrupt_cancelled');
     return true;
   }
@@ -233,8 +240,11 @@ export function registerAgUiRoutes(app: Hono<Env>, options: AgUiRoutesOptions): 
     });
   }
 
-  /** A new user message checked (400 when it cannot start a run): its text, id and run options. */
-  function prepareStart(input: RunAgentInput, context: Context<Env>) {
+  /**
+   * A new user message checked (400 when it cannot start a run on the thread's agent `agentId`): its
+   * text, id and run options.
+   */
+  function prepareStart(input: RunAgentInput, agentId: string, context: Context<Env>) {
     const last = input.messages.at(-1);
     if (last?.role !== 'user')
       throw new HttpError(400, 'invalid_request', 'messages: the last message is not the user’s');
@@ -262,13 +272,18 @@ export function registerAgUiRoutes(app: Hono<Env>, options: AgUiRoutesOptions): 
       face: 'ag-ui' as const,
     };
     // Refused before the thread's conversation exists, so a 400 leaves nothing behind.
-    runs.checkRunOptions(runOptions);
+    runs.checkRunOptions(runOptions, agentId);
     return { text, clientMessageId: storedMessageId(last.id), runOptions };
   }
 
-  /** A new user message: a new run on the thread's conversation. */
-  async function start(user: User, input: RunAgentInput, context: Context<Env>): Promise<Response> {
-    const { text, clientMessageId, runOptions } = prepareStart(input, context);
+  /** A new user message: a new run on the thread's conversation (of `agentId` when it is new). */
+  async function start(
+    user: User,
+    input: RunAgentInput,
+    agentId: string,
+    context: Context<Env>,
+  ): Promise<Response> {
+    const { text, clientMessageId, runOptions } = prepareStart(input, agentId, context);
     const log = await startRunWithin(options.limits, store, user.id, async () => {
       const conversation = await conversationForThread(
         store,
@@ -276,6 +291,7 @@ export function registerAgUiRoutes(app: Hono<Env>, options: AgUiRoutesOptions): 
         DIALECT,
         input.threadId,
         text.slice(0, 30),
+        agentId,
       );
       return runs.startRun(user.id, conversation.id, text, clientMessageId, runOptions);
     });
@@ -285,10 +301,25 @@ export function registerAgUiRoutes(app: Hono<Env>, options: AgUiRoutesOptions): 
   app.post('/v1/ag-ui', async (context) => {
     const user = context.get('user');
     const input = await readJsonBody(bodyOf(context), RunAgentInputSchema, AG_UI_MAX_BODY_BYTES);
-    if (input.resume !== undefined && input.resume.length > 0 && !(await cancelsOnly(user, input, context)))
+    const requested = requestedAgentOf(input);
+    if ('invalid' in requested) throw new HttpError(400, 'invalid_request', requested.invalid);
+    // A thread keeps its agent: naming another one is refused whatever the input does.
+    const { id: agentId } = await agentForThread(
+      store,
+      runs,
+      user.id,
+      DIALECT,
+      input.threadId,
+      requested.agentId,
+    );
+    if (
+      input.resume !== undefined &&
+      input.resume.length > 0 &&
+      !(await cancelsOnly(user, input, agentId, context))
+    )
       return resume(user, input, context);
     if (input.messages.at(-1)?.role === 'tool') return toolResults(user, input, context);
-    if (input.messages.at(-1)?.role === 'user') return start(user, input, context);
+    if (input.messages.at(-1)?.role === 'user') return start(user, input, agentId, context);
     throw new HttpError(
       400,
       'invalid_request',

@@ -22,7 +22,8 @@ const ClientToolSchema = z.object({
 
 /**
  * The body `DefaultChatTransport` posts: the chat `id`, its `messages`, the `trigger` and an optional
- * `messageId`, plus whatever the app adds with the transport's `body` (runstream reads `tools`).
+ * `messageId`, plus whatever the app adds with the transport's `body` (runstream reads `tools` and
+ * `agentId`, the agent a new chat talks to).
  */
 export const AiSdkChatRequestSchema = z.looseObject({
   id: z.string().trim().min(1).max(200),
@@ -30,6 +31,7 @@ export const AiSdkChatRequestSchema = z.looseObject({
   trigger: z.enum(['submit-message', 'regenerate-message']).optional(),
   messageId: z.string().max(200).optional(),
   tools: z.array(ClientToolSchema).max(128).optional(),
+  agentId: z.string().trim().max(64).optional(),
 });
 export type AiSdkChatRequest = z.infer<typeof AiSdkChatRequestSchema>;
 

@@ -1,7 +1,7 @@
 import type { Context, Hono } from 'hono';
 import type { RunLog, RunManager } from '../../runtime/index.ts';
 import type { RunStore, User } from '../../store/index.ts';
-import { conversationForThread, dialectConversationId } from '../dialect-conversation.ts';
+import { agentForThread, conversationForThread, dialectConversationId } from '../dialect-conversation.ts';
 import { HttpError } from '../http-error.ts';
 import { bodyOf } from '../node-response-of.ts';
 import { readJsonBody } from '../read-json-body.ts';
@@ -34,7 +34,8 @@ const DIALECT = 'ai-sdk' as const;
  * The Vercel AI SDK's chat dialect (docs/integrations/ai-sdk.md): `POST /v1/ai-sdk/chat` takes what
  * `DefaultChatTransport` sends and answers with a UI message stream of a runstream run, and
  * `GET /v1/ai-sdk/chat/:id/stream` is the SDK's resume. Each chat id is one runstream conversation
- * of the user; every turn is a run of the same RunManager and log as the chat API. Only translates.
+ * of the user, of the agent its first request named (`agentId`, else the default); every turn is a
+ * run of the same RunManager and log as the chat API. Only translates.
  */
 export function registerAiSdkRoutes(app: Hono<Env>, options: AiSdkRoutesOptions): void {
   const { store, runs } = options;
@@ -51,6 +52,8 @@ export function registerAiSdkRoutes(app: Hono<Env>, options: AiSdkRoutesOptions)
         'invalid_request',
         'trigger: regenerate-message is not supported; runstream keeps the chat history, send the question again',
       );
+    // A chat keeps its agent: naming another one is refused whatever the request does.
+    const agent = await agentForThread(store, runs, user.id, DIALECT, body.id, body.agentId);
     if (last.role === 'assistant') {
       const log = await continueRun(user, body.id, last);
       return streamUiMessages(log.log, { from: 'continuation', afterSeq: log.before }, streaming(context));
@@ -70,7 +73,7 @@ export function registerAiSdkRoutes(app: Hono<Env>, options: AiSdkRoutesOptions)
         'invalid_request',
         'messages: the last user message is longer than 8000 characters',
       );
-    const log = await startTurn(user, body, text, context.get('traceId'));
+    const log = await startTurn(user, body, agent.id, text, context.get('traceId'));
     return streamUiMessages(log, { from: 'start' }, streaming(context));
   });
 
@@ -102,10 +105,11 @@ export function registerAiSdkRoutes(app: Hono<Env>, options: AiSdkRoutesOptions)
     return streamUiMessages(log, { from: 'seq', afterSeq }, streaming(context));
   });
 
-  /** A new user turn: a run in the chat's conversation, under the user's limits. */
+  /** A new user turn: a run in the chat's conversation (of `agentId`), under the user's limits. */
   async function startTurn(
     user: User,
     body: AiSdkChatRequest,
+    agentId: string,
     text: string,
     traceId: string,
   ): Promise<RunLog> {
@@ -118,10 +122,17 @@ export function registerAiSdkRoutes(app: Hono<Env>, options: AiSdkRoutesOptions)
       traceId,
       face: DIALECT,
     };
-    // Refuse bad tools, and runs over the cap, before a conversation exists for them.
-    runs.checkRunOptions(runOptions);
+    // Refuse bad tools (against the chat's agent), and runs over the cap, before a conversation exists.
+    runs.checkRunOptions(runOptions, agentId);
     return startRunWithin(options.limits, store, user.id, async () => {
-      const conversation = await conversationForThread(store, user.id, DIALECT, body.id, text.slice(0, 30));
+      const conversation = await conversationForThread(
+        store,
+        user.id,
+        DIALECT,
+        body.id,
+        text.slice(0, 30),
+        agentId,
+      );
       return runs.startRun(user.id, conversation.id, text, undefined, runOptions);
     });
   }

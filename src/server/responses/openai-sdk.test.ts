@@ -82,7 +82,7 @@ describe('the openai npm package against /v1/responses (plain shape)', () => {
   it('responses.stream(): a function call ends the response completed, the output continues it as a new response', async () => {
     const client = await clientFor(readNotesModel());
 
-    const first = client.responses.stream({ model: 'x', input: 'read notes.txt', tools: [READ_FILE] });
+    const first = client.responses.stream({ input: 'read notes.txt', tools: [READ_FILE] });
     const argumentDeltas: string[] = [];
     first.on('response.function_call_arguments.delta', (event) => argumentDeltas.push(event.delta));
     const waiting = await first.finalResponse();
@@ -94,7 +94,6 @@ describe('the openai npm package against /v1/responses (plain shape)', () => {
     expect(argumentDeltas.join('')).toBe('{"path":"notes.txt"}');
 
     const second = client.responses.stream({
-      model: 'x',
       previous_response_id: waiting.id,
       input: [{ type: 'function_call_output', call_id: 'call_sdk', output: NOTES }],
       tools: [READ_FILE],
@@ -129,7 +128,6 @@ describe('the openai npm package against /v1/responses (plain shape)', () => {
     const client = await clientFor(readNotesModel());
     const firstEvents = await collect(
       await client.responses.create({
-        model: 'x',
         input: 'read notes.txt',
         tools: [READ_FILE],
         stream: true,
@@ -149,7 +147,6 @@ describe('the openai npm package against /v1/responses (plain shape)', () => {
     ];
     const secondEvents = await collect(
       await client.responses.create({
-        model: 'x',
         input: history,
         tools: [READ_FILE],
         store: false,
@@ -178,7 +175,6 @@ describe('the openai npm package against /v1/responses (plain shape)', () => {
       ]),
     );
     const waiting = await client.responses.create({
-      model: 'x',
       input: 'read notes.txt',
       tools: [READ_FILE],
     });
@@ -189,7 +185,6 @@ describe('the openai npm package against /v1/responses (plain shape)', () => {
     ]);
 
     const answered = await client.responses.create({
-      model: 'x',
       previous_response_id: waiting.id,
       input: [{ type: 'function_call_output', call_id: 'call_plain', output: NOTES }],
     });
@@ -202,7 +197,6 @@ describe('the openai npm package against /v1/responses (plain shape)', () => {
     // The offline NovaShop model: it looks the order up (a server read) and asks to cancel it (a write).
     const client = await clientFor();
     const first = client.responses.stream({
-      model: 'x',
       input: '我买的那块表还没发货的话，帮我取消吧，不想要了。',
     });
     const waiting = await first.finalResponse();
@@ -220,7 +214,6 @@ describe('the openai npm package against /v1/responses (plain shape)', () => {
 
     // Approved statelessly: the approval names the request, nothing else is needed.
     const second = client.responses.stream({
-      model: 'x',
       input: [{ type: 'mcp_approval_response', approval_request_id: request?.id ?? '', approve: true }],
     });
     const approved = await second.finalResponse();
@@ -247,7 +240,7 @@ describe('the openai npm package against /v1/responses (plain shape)', () => {
       },
     };
     const client = await clientFor(model);
-    const stream = client.responses.stream({ model: 'x', input: 'take your time' });
+    const stream = client.responses.stream({ input: 'take your time' });
     let id = '';
     stream.on('response.created', (event) => {
       id = event.response.id;
@@ -262,7 +255,6 @@ describe('the openai npm package against /v1/responses (plain shape)', () => {
     const client = await clientFor(readNotesModel(), { 'x-runstream-extensions': '1' });
     const events = await collect(
       await client.responses.create({
-        model: 'x',
         input: 'read notes.txt',
         tools: [READ_FILE],
         stream: true,
@@ -273,7 +265,6 @@ describe('the openai npm package against /v1/responses (plain shape)', () => {
     const id = (events[0] as OpenAI.Responses.ResponseCreatedEvent).response.id;
     const resumed = await collect(
       await client.responses.create({
-        model: 'x',
         previous_response_id: id,
         input: [{ type: 'function_call_output', call_id: 'call_sdk', output: NOTES }],
         stream: true,
@@ -298,14 +289,14 @@ describe('the openai npm package against /v1/responses (plain shape)', () => {
     );
     // Event by event, the SDK's fold holds each text item with exactly one content part.
     let snapshot: OpenAI.Responses.Response | undefined;
-    for await (const event of await client.responses.create({ model: 'x', input: 'hi', stream: true })) {
+    for await (const event of await client.responses.create({ input: 'hi', stream: true })) {
       snapshot = accumulateResponse(event, snapshot);
       if (event.type === 'response.output_text.done' || event.type === 'response.reasoning_text.done')
         expect(snapshot.output[event.output_index]).toMatchObject({ content: [{ text: event.text }] });
     }
     expect(snapshot?.output.map((item) => item.type)).toEqual(['reasoning', 'message']);
 
-    const stream = client.responses.stream({ model: 'x', input: 'say hello' });
+    const stream = client.responses.stream({ input: 'say hello' });
     const deltas: string[] = [];
     stream.on('response.output_text.delta', (event) => deltas.push(event.delta));
     const final = await stream.finalResponse();

@@ -75,7 +75,7 @@ function answerTypes(events: readonly ResponsesStreamEvent[]): string[] {
 describe('POST /v1/responses with a host tool (scripted model)', () => {
   it('streams the call, ends in requires_action, and resumes the same response with the host output', async () => {
     const model = await start([READ_NOTES, QUOTE_NOTES]);
-    const frames = await api.createStream({ model: 'x', input: 'read notes.txt', tools: [READ_FILE_TOOL] });
+    const frames = await api.createStream({ input: 'read notes.txt', tools: [READ_FILE_TOOL] });
     const first = frames.map((frame) => frame.data);
     for (const frame of frames) {
       expect(frame.id).toBe(String(frame.data.sequence_number));
@@ -413,7 +413,6 @@ describe('POST /v1/responses with a host tool (scripted model)', () => {
     // As OpenAI-style clients answer a call: a new request naming the previous response.
     const events = await readEvents(
       await api.create({
-        model: 'x',
         previous_response_id: waiting.id,
         input: [{ type: 'function_call_output', call_id: 'call_read', output: NOTES }],
         stream: true,

@@ -70,7 +70,8 @@ export const FunctionToolSchema = z.object({
 });
 
 export const CreateResponseSchema = z.looseObject({
-  model: z.string().max(200).optional(),
+  /** The agent to talk to, by id (`response-agent.ts`); absent, `null` or empty: the default. */
+  model: z.string().max(200).nullable().optional(),
   input: z.union([z.string().trim().min(1).max(100_000), z.array(InputItemSchema).min(1).max(500)]),
   instructions: z.string().max(20_000).nullable().optional(),
   tools: z.array(FunctionToolSchema).max(64).optional(),

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { Hono } from 'hono';
-import type { RunLog, RunManager } from '../../runtime/index.ts';
+import type { ResolvedAgent, RunLog, RunManager } from '../../runtime/index.ts';
 import type { ResponseRecord, ResponseRecords, RunStore, User } from '../../store/index.ts';
 import { HttpError } from '../http-error.ts';
 import { bodyOf, nodeResponseOf } from '../node-response-of.ts';
@@ -21,6 +21,7 @@ import {
   streamPlainStretch,
 } from './plain-stream-response.ts';
 import { parseResponseId } from './plain-stretch.ts';
+import { agentOfModel, agentOfResponse } from './response-agent.ts';
 import { type HttpContext, responseAnswers } from './response-answers.ts';
 import { contextOf } from './response-context.ts';
 import { EXTENSIONS_HEADER, type ResponsesMode, responsesModeOf } from './responses-mode.ts';
@@ -38,8 +39,6 @@ export interface ResponsesRoutesOptions {
   store: RunStore;
   runs: RunManager;
   responses: ResponseRecords;
-  /** The model the server runs, reported as each response's `model`. */
-  modelName: string;
   heartbeatMs?: number;
   /** Per-user limits: a response is a run, under the same cap on running runs. */
   limits?: UserLimits;
@@ -50,7 +49,8 @@ type Env = { Variables: { user: User; traceId: string } };
 /**
  * The Streamable HTTP "responses" face (seed 004): start a response, let the host run its own tools
  * and submit their results in a new request, cancel, get, resume a stream. Every response is a run
- * of the same RunManager, event log and store as the chat API; this file only translates.
+ * of the same RunManager, event log and store as the chat API; this file only translates. `model`
+ * names the agent (`response-agent.ts`), which each response reports as its `model`.
  */
 export function registerResponsesRoutes(app: Hono<Env>, options: ResponsesRoutesOptions): void {
   const { store, runs, responses } = options;
@@ -85,10 +85,14 @@ export function registerResponsesRoutes(app: Hono<Env>, options: ResponsesRoutes
     streamOptions,
   });
 
-  /** Start a new run for the request's turn and answer with its stream or its object. */
+  /**
+   * Start a new run for the request's turn and answer with its stream or its object: in `previous`'s
+   * conversation, or in a new one of `agent` (which must be `previous`'s agent when there is one).
+   */
   async function startResponse(
     user: User,
     mode: ResponsesMode,
+    agent: ResolvedAgent,
     body: CreateResponseRequest,
     history: InputHistory,
     previous: ResponseRecord | undefined,
@@ -118,12 +122,13 @@ export function registerResponsesRoutes(app: Hono<Env>, options: ResponsesRoutes
       traceId: http.traceId,
       face: 'responses' as const,
     };
-    // Refuse bad tools before a conversation exists for them, so a 400 leaves nothing behind.
-    runs.checkRunOptions(runOptions);
+    // Refuse bad tools (against the agent's) before a conversation exists, so a 400 leaves nothing behind.
+    runs.checkRunOptions(runOptions, agent.id);
     // Under the cap before a conversation exists for it, so a 429 leaves nothing behind.
     const { conversationId, log } = await startRunWithin(options.limits, store, user.id, async () => {
       const conversationId =
-        previous?.conversationId ?? (await store.createConversation(user.id, text.slice(0, 30))).id;
+        previous?.conversationId ??
+        (await store.createConversation(user.id, text.slice(0, 30), { agentId: agent.id })).id;
       return {
         conversationId,
         log: await runs.startRun(user.id, conversationId, text, undefined, runOptions),
@@ -134,7 +139,7 @@ export function registerResponsesRoutes(app: Hono<Env>, options: ResponsesRoutes
       userId: user.id,
       conversationId,
       createdAt: Date.now(),
-      model: options.modelName,
+      model: agent.id,
       instructions: instructions === '' ? null : instructions,
       tools,
       // As the client named it: in the plain shape a later response of the run (`<runId>.<seq>`).
@@ -190,11 +195,15 @@ export function registerResponsesRoutes(app: Hono<Env>, options: ResponsesRoutes
     if (body.background === true)
       throw new HttpError(400, 'invalid_request', 'background is not supported; stream, or resume with GET');
     const history = readInputHistory(body.input);
+    // Checked first: an unknown model must not cost a paused response its run (`supersede` below).
+    const named = agentOfModel(runs, body.model);
 
     const previous = body.previous_response_id
       ? await ownedRecord(user, parseResponseId(body.previous_response_id).runId)
       : undefined;
     if (previous !== undefined) {
+      // A chain keeps its agent: a `model` naming another is refused, whatever the request does.
+      const agent = await agentOfResponse(store, runs, previous, named);
       if (history.outputs.length > 0) {
         // OpenAI-style clients answer a function call with a new request naming the previous response.
         if (history.trailingText !== '')
@@ -204,10 +213,13 @@ export function registerResponsesRoutes(app: Hono<Env>, options: ResponsesRoutes
       if (history.approvals.length > 0)
         return decideApprovals(user, mode, previous, await approvalsOf(previous, history), stream, http);
       // The conversation already holds the history: only the new turn is new.
-      return startResponse(user, mode, body, history, previous, '', history.trailingText, http);
+      return startResponse(user, mode, agent, body, history, previous, '', history.trailingText, http);
     }
     if (history.outputs.length > 0 || history.approvals.length > 0) {
       const resolved = await resolveStatelessInput(store, responses, user, history);
+      // Answers to a response continue its chain, of its agent.
+      if (resolved.kind === 'submit' || resolved.kind === 'decide' || resolved.kind === 'duplicate')
+        await agentOfResponse(store, runs, resolved.record, named);
       if (resolved.kind === 'submit')
         return submit(user, mode, resolved.record, resolved.outputs, stream, http);
       if (resolved.kind === 'decide')
@@ -217,12 +229,14 @@ export function registerResponsesRoutes(app: Hono<Env>, options: ResponsesRoutes
       // The client moved on with a new message: the paused response will not get its outputs.
       if (resolved.kind === 'supersede') await runs.cancel(user.id, resolved.record.id, 'superseded');
     }
+    const agent = named ?? runs.agent();
     if (!history.hasHistory)
-      return startResponse(user, mode, body, history, undefined, '', history.trailingText, http);
+      return startResponse(user, mode, agent, body, history, undefined, '', history.trailingText, http);
     const trailing = history.trailingText !== '';
     return startResponse(
       user,
       mode,
+      agent,
       body,
       history,
       undefined,

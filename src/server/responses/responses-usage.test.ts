@@ -77,14 +77,13 @@ describe('usage on the Responses face', () => {
   it('gives each plain response the usage of its own model calls, as the openai package reads it', async () => {
     const client = await sdkClient(model());
     const waiting = await client.responses
-      .stream({ model: 'x', input: 'read notes.txt', tools: [READ_FILE] })
+      .stream({ input: 'read notes.txt', tools: [READ_FILE] })
       .finalResponse();
     expect(waiting.usage).toEqual(openAiUsage(READ));
     expect((await client.responses.retrieve(waiting.id)).usage).toEqual(openAiUsage(READ));
 
     const answered = await client.responses
       .stream({
-        model: 'x',
         previous_response_id: waiting.id,
         input: [{ type: 'function_call_output', call_id: 'call_usage', output: NOTES }],
         tools: [READ_FILE],
@@ -145,7 +144,6 @@ describe('usage on the Responses face', () => {
   it('reports usage null, in both shapes, when the model reported none', async () => {
     const client = await sdkClient(model({}));
     const waiting = await client.responses.create({
-      model: 'x',
       input: 'read notes.txt',
       tools: [READ_FILE],
     });
@@ -153,7 +151,6 @@ describe('usage on the Responses face', () => {
     const extension = await api.get(waiting.id);
     expect(extension.usage).toBeNull();
     const answered = await client.responses.create({
-      model: 'x',
       previous_response_id: waiting.id,
       input: [{ type: 'function_call_output', call_id: 'call_usage', output: NOTES }],
     });
