@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts'],
+    include: ['src/**/*.test.ts', 'examples/**/*.test.ts'],
     // The browser tests load the real built page (dist/web), and the dialect tests drive the
     // ecosystem's clients from interop/ (Node 22): build and install both once, before any file runs.
     globalSetup: ['src/web/test-support/global-setup.ts', 'src/server/test-support/interop-setup.ts'],

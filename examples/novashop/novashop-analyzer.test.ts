@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parseDictionaryWords, readUserDictionary } from '../../retrieval/text/index.ts';
-import { createNovaShopAnalyzer, NOVASHOP_SYNONYMS_PATH } from './create-novashop-domain.ts';
+import { parseDictionaryWords, readUserDictionary } from '../../src/retrieval/text/index.ts';
+import { createNovaShopAnalyzer, NOVASHOP_SYNONYMS_PATH } from './test-support/novashop-knowledge.ts';
 
 // The analyser with NovaShop's own synonym table (synonyms.txt beside this file), as the demo uses it.
 const { analyze, canonicalText, characterNgrams } = createNovaShopAnalyzer();

@@ -6,8 +6,8 @@ import {
   normalizeText,
   parseSynonymTable,
   STOP_WORDS,
-} from '../../retrieval/text/index.ts';
-import { createNovaShopAnalyzer, NOVASHOP_SYNONYMS_PATH } from './create-novashop-domain.ts';
+} from '../../src/retrieval/text/index.ts';
+import { createNovaShopAnalyzer, NOVASHOP_SYNONYMS_PATH } from './test-support/novashop-knowledge.ts';
 
 // NovaShop's own table (synonyms.txt beside this file) merged into the general glossary.
 const synonymIndex = () => createNovaShopAnalyzer().synonyms;

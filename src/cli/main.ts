@@ -1,18 +1,30 @@
+import { AgentDefinitionError } from '../agent/index.ts';
 import { RetrievalError } from '../retrieval/index.ts';
+import { AGENTS_USAGE, agentsCommand } from './agents-command.ts';
 import { ensureWebBuild } from './build-web.ts';
 import { CHAT_USAGE, chatCommand } from './chat-command.ts';
 import { HOST_USAGE, hostCommand } from './host-command.ts';
+import { INIT_USAGE, initCommand } from './init-command.ts';
 import { KB_USAGE, kbCommand } from './kb-command.ts';
-import { serveCommand } from './serve-command.ts';
+import { SERVE_USAGE, serveCommand } from './serve-command.ts';
 import { UsageError } from './usage-error.ts';
 import { USERS_USAGE, usersCommand } from './users-command.ts';
 
 const USAGE = `runstream: agent runs people can watch, stop, resume and approve.
 
 Usage:
-  runstream serve                             the server, the chat page and the NovaShop demo on
+  runstream init <folder>                     write a working agent folder to start from
+  runstream serve <agent folder>…             the server, the chat page and the agents on
                                               http://127.0.0.1:8787 (builds the page first when needed)
+  runstream agents check <agent folder>…      what a folder holds, or its errors with file and line
   runstream build-web                         build the chat page into dist/web (npm run build:web)
+  runstream <command> --help                  the command's own usage
+
+${INIT_USAGE}
+
+${SERVE_USAGE}
+
+${AGENTS_USAGE}
 
 ${CHAT_USAGE}
 
@@ -22,16 +34,48 @@ ${KB_USAGE}
 
 ${USERS_USAGE}`;
 
+const BUILD_WEB_USAGE = `Usage:
+  runstream build-web
+
+Builds the chat page into dist/web (what npm run build:web does); serve builds it when needed.`;
+
+/** Each command's own usage, for `--help` and for a flag it does not know. */
+const COMMAND_USAGE: Readonly<Record<string, string>> = {
+  init: INIT_USAGE,
+  serve: SERVE_USAGE,
+  agents: AGENTS_USAGE,
+  'build-web': BUILD_WEB_USAGE,
+  chat: CHAT_USAGE,
+  host: HOST_USAGE,
+  kb: KB_USAGE,
+  users: USERS_USAGE,
+};
+
 /** The `runstream` command. Returns the exit code: 0 done, 1 failed, 2 called wrongly. */
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  const usage = command === undefined ? undefined : COMMAND_USAGE[command];
+  // `--help` anywhere before a `--` asks for the command's usage, before anything it would do (kb,
+  // agents, init and serve answer it themselves, kb per subcommand).
+  const options = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
+  const answersHelpItself = ['kb', 'agents', 'init', 'serve'].includes(command ?? '');
+  if (usage !== undefined && !answersHelpItself && (options.includes('--help') || options.includes('-h'))) {
+    process.stdout.write(`${usage}\n`);
+    return 0;
+  }
   try {
     switch (command) {
       case 'kb':
         return await kbCommand(rest);
       case 'serve':
-        return await serveCommand();
+        return await serveCommand(rest);
+      case 'init':
+        return await initCommand(rest);
+      case 'agents':
+        return await agentsCommand(rest);
       case 'build-web': {
+        if (rest.length > 0)
+          throw new UsageError(`build-web takes no arguments, got "${rest.join(' ')}"`, BUILD_WEB_USAGE);
         const result = await ensureWebBuild({
           force: true,
           log: (line) => process.stdout.write(`${line}\n`),
@@ -59,12 +103,12 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`runstream: ${error.message}\n\n${error.usage ?? USAGE}\n`);
       return 2;
     }
-    if (error instanceof RetrievalError) {
+    if (error instanceof RetrievalError || error instanceof AgentDefinitionError) {
       process.stderr.write(`runstream: ${error.message}\n`);
       return 1;
     }
     if (error instanceof TypeError && (error as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
-      process.stderr.write(`runstream: ${error.message}\n\n${USAGE}\n`);
+      process.stderr.write(`runstream: ${error.message}\n\n${usage ?? USAGE}\n`);
       return 2;
     }
     throw error;

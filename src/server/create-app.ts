@@ -5,6 +5,7 @@ import type { KnowledgeSources } from '../retrieval/index.ts';
 import type { RunManager, ToolAuditLog } from '../runtime/index.ts';
 import type { ResponseRecords, RunStatus, RunStore, StoredMessage, User } from '../store/index.ts';
 import { registerAgUiRoutes } from './ag-ui/index.ts';
+import type { AgentCard } from './agent-card.ts';
 import { registerAiSdkRoutes } from './ai-sdk/index.ts';
 import { HttpError, toHttpError } from './http-error.ts';
 import { bodyOf } from './node-response-of.ts';
@@ -28,19 +29,30 @@ export interface AppOptions {
    * only. Absent, the route is 404; a real deployment issues tokens behind its own login.
    */
   demoSession?: { userId: string };
-  /** The documents behind knowledge citations, for `GET /v1/knowledge/sources`; 404 when absent. */
-  sources?: KnowledgeSources;
+  /**
+   * What `GET /v1/agents` lists: the agents `runs` runs, the first the default. Default: their ids
+   * and names only.
+   */
+  agents?: readonly AgentCard[];
+  /**
+   * The documents behind an agent's knowledge citations, for `GET /v1/knowledge/sources` (within
+   * the conversation's agent); 404 when absent or when the agent has none.
+   */
+  sources?: (agentId: string) => KnowledgeSources | undefined;
   /** Every tool call with its policy decision and outcome, for `GET /v1/tool-audit`; 404 when absent. */
   audit?: ToolAuditLog;
   /** The Responses API (`/v1/responses`, docs/responses-api.md); off when absent. */
-  responses?: { records: ResponseRecords; modelName: string };
+  responses?: { records: ResponseRecords };
   /** Per-user request rate and running runs, answered with 429 and `Retry-After`; none when absent. */
   limits?: UserLimits;
 }
 
 type Env = { Variables: { user: User; traceId: string } };
 
-const NewConversation = z.object({ title: z.string().trim().min(1).max(200).optional() });
+const NewConversation = z.object({
+  title: z.string().trim().min(1).max(200).optional(),
+  agentId: z.string().min(1).max(64).optional(),
+});
 const NewMessage = z.object({
   text: z.string().trim().min(1).max(8000),
   clientMessageId: z.string().min(1).max(100).optional(),
@@ -127,19 +139,60 @@ export function createApp(options: AppOptions): Hono<Env> {
     await next();
   });
 
+  const agentCards: readonly AgentCard[] =
+    options.agents ??
+    runs.agents.map((agent) => ({
+      id: agent.id,
+      name: agent.name,
+      language: 'zh-CN',
+      ui: { title: agent.name, examples: [] },
+    }));
+
+  app.get('/v1/agents', (context) => context.json({ agents: agentCards }));
+
   app.post('/v1/conversations', async (context) => {
     const body = await readJsonBody(bodyOf(context), NewConversation);
-    const conversation = await store.createConversation(context.get('user').id, body.title ?? '新对话');
+    // An unknown agent is refused before anything is stored (`unknown_agent`, 400).
+    const agent = runs.agent(body.agentId);
+    const conversation = await store.createConversation(
+      context.get('user').id,
+      body.title ?? agent.messages.newConversationTitle,
+      { agentId: agent.id },
+    );
     return context.json(
-      { id: conversation.id, title: conversation.title, createdAt: conversation.createdAt },
+      {
+        id: conversation.id,
+        title: conversation.title,
+        agentId: conversation.agentId,
+        createdAt: conversation.createdAt,
+      },
       201,
     );
   });
 
   app.get('/v1/conversations', async (context) => {
-    const conversations = await store.listConversations(context.get('user').id);
+    const agentId = context.req.query('agent_id');
+    const conversations = await store.listConversations(
+      context.get('user').id,
+      agentId === undefined ? {} : { agentId: agentId === runs.agent().id ? '' : agentId },
+    );
+    // Conversations of the default agent made before agents had ids say `''`: listed as that agent.
+    const defaultId = runs.agent().id;
+    const listed =
+      agentId === runs.agent().id
+        ? [
+            ...conversations,
+            ...(await store.listConversations(context.get('user').id, { agentId: defaultId })),
+          ].sort((a, b) => b.updatedAt - a.updatedAt)
+        : conversations;
     return context.json({
-      data: conversations.map(({ id, title, createdAt, updatedAt }) => ({ id, title, createdAt, updatedAt })),
+      data: listed.map(({ id, title, agentId: owner, createdAt, updatedAt }) => ({
+        id,
+        title,
+        agentId: owner === '' ? defaultId : owner,
+        createdAt,
+        updatedAt,
+      })),
     });
   });
 
@@ -157,6 +210,7 @@ export function createApp(options: AppOptions): Hono<Env> {
     return context.json({
       id: conversation.id,
       title: conversation.title,
+      agentId: conversation.agentId === '' ? runs.agent().id : conversation.agentId,
       createdAt: conversation.createdAt,
       messages: messages.map((message) => toMessageView(message, endedRuns)),
     });
@@ -172,7 +226,7 @@ export function createApp(options: AppOptions): Hono<Env> {
         face: 'chat',
       }),
     );
-    if (conversation.title === '新对话')
+    if (conversation.title === newConversationTitle(runs, conversation.agentId))
       await store.renameConversation(conversation.id, body.text.slice(0, 30));
     return streamRun(log, 0, context.req.header('accept'), streaming(context, options));
   });
@@ -226,9 +280,18 @@ export function createApp(options: AppOptions): Hono<Env> {
     return streamRun(log, after, context.req.header('accept'), streaming(context, options));
   });
 
-  const { sources } = options;
-  if (sources) {
+  const { sources: sourcesOf } = options;
+  if (sourcesOf) {
     app.get('/v1/knowledge/sources', async (context) => {
+      // Within the conversation's agent (`conversation_id`), else the named or the default agent.
+      const conversationId = context.req.query('conversation_id');
+      const agentId =
+        conversationId !== undefined
+          ? (await ownedConversation(store, context.get('user').id, conversationId)).agentId
+          : context.req.query('agent_id');
+      const sources = sourcesOf(runs.agent(agentId).id);
+      if (sources === undefined)
+        throw new HttpError(404, 'not_found', 'this agent has no knowledge documents');
       // A citation's `#L21` may come along; the document is the part before it.
       const path = context.req.query('path')?.split('#')[0]?.trim();
       if (!path)
@@ -263,7 +326,6 @@ export function createApp(options: AppOptions): Hono<Env> {
       store,
       runs,
       responses: options.responses.records,
-      modelName: options.responses.modelName,
       ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
       ...(options.limits === undefined ? {} : { limits: options.limits }),
     });
@@ -317,4 +379,13 @@ function parseSeq(value: string | undefined): number {
 
 function streaming(context: Context<Env>, options: AppOptions): StreamLogOptions {
   return streamLogOptionsOf(context, options.heartbeatMs);
+}
+
+/** The title a conversation of that agent starts with (renamed after its first message). */
+function newConversationTitle(runs: RunManager, agentId: string): string | undefined {
+  try {
+    return runs.agent(agentId).messages.newConversationTitle;
+  } catch {
+    return undefined;
+  }
 }

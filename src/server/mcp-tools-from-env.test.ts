@@ -16,7 +16,8 @@ import { startTestServer, TEST_TOKEN, type TestServer } from './test-support/sta
 
 /**
  * `startServer` with `RUNSTREAM_MCP_CONFIG`: the configured MCP servers' tools reach the model next
- * to NovaShop's, run through the HTTP API (a read, a confirmed write), and close with the server.
+ * to the agent's own, run through the HTTP API (a read, a confirmed write), and close with the
+ * server. Two servers offer the same tools here, so every one of them is prefixed with its server.
  */
 describe('startServer with RUNSTREAM_MCP_CONFIG', () => {
   let directory: string;
@@ -72,7 +73,8 @@ describe('startServer with RUNSTREAM_MCP_CONFIG', () => {
     const paused = await client.sendMessage(conversationId, { text: '取消 1002' }).result();
     expect(paused.blocks.find((block) => block.kind === 'confirm')).toMatchObject({
       title: 'Cancel an order',
-      details: expect.arrayContaining([{ label: 'MCP 服务', value: 'remote' }]),
+      // Labelled by the argument's schema title; no transport words, no raw argument name.
+      details: [{ label: '订单号', value: '1002' }],
     });
     expect(http.journal().filter((entry) => entry.event === 'cancelled')).toEqual([]);
     const done = await client
@@ -118,11 +120,11 @@ describe('the offline demo model with an MCP server (docs/integrations.md, no ke
   it('calls the MCP tool the message names, with the order number fitted, and writes once approved', async () => {
     const client = createRunstreamClient({ baseUrl: test.server.url, token: TEST_TOKEN });
     const { id: conversationId } = await client.createConversation();
-    const listed = await client
-      .sendMessage(conversationId, { text: '用 orders__list_orders 列出我的订单' })
-      .result();
+    // `list_orders` keeps its own name; `cancel_order` meets the agent's own tool of that name, so
+    // it is offered as `orders__cancel_order`.
+    const listed = await client.sendMessage(conversationId, { text: '用 list_orders 列出我的订单' }).result();
     expect(listed.blocks.find((block) => block.kind === 'tool')).toMatchObject({
-      name: 'orders__list_orders',
+      name: 'list_orders',
       status: 'done',
     });
     const paused = await client
@@ -142,26 +144,38 @@ describe('the offline demo model with an MCP server (docs/integrations.md, no ke
 });
 
 describe('RUNSTREAM_DENY_TOOLS with an MCP tool’s name', () => {
-  it('refuses the MCP tool before the service sees it', async () => {
+  it('never offers the MCP tool, and refuses a call to it anyway before the service sees it', async () => {
     const stdio = stdioOrderService();
+    const model = new ScriptedChatModel([
+      toolCallTurn([{ id: 'call_denied', name: 'list_orders', arguments: {} }]),
+      textTurn('这个工具在本服务上不可用。'),
+    ]);
     const test = await startTestServer({
+      model,
       env: {
         RUNSTREAM_MCP_SERVERS: JSON.stringify({ mcpServers: { orders: stdio.config } }),
-        RUNSTREAM_DENY_TOOLS: 'orders__list_orders',
+        RUNSTREAM_DENY_TOOLS: 'list_orders',
       },
     });
     try {
       const client = createRunstreamClient({ baseUrl: test.server.url, token: TEST_TOKEN });
       const { id: conversationId } = await client.createConversation();
-      const state = await client
-        .sendMessage(conversationId, { text: '用 orders__list_orders 列出我的订单' })
-        .result();
+      const state = await client.sendMessage(conversationId, { text: '列出我的订单' }).result();
+      const offered = model.requests[0]?.tools?.map((tool) => tool.name) ?? [];
+      expect(offered).toContain('get_order');
+      expect(offered).not.toContain('list_orders');
       expect(state.blocks.find((block) => block.kind === 'tool')).toMatchObject({
-        name: 'orders__list_orders',
+        name: 'list_orders',
         status: 'failed',
         error: { code: 'tool_denied' },
       });
       expect(stdio.journal().filter((entry) => entry.event === 'called')).toEqual([]);
+      const audit = (await (
+        await fetch(`${test.server.url}/v1/tool-audit`, {
+          headers: { authorization: `Bearer ${TEST_TOKEN}` },
+        })
+      ).json()) as { data: { toolName?: string; name?: string; decision: string }[] };
+      expect(audit.data).toEqual([expect.objectContaining({ decision: 'deny' })]);
     } finally {
       await test.close();
       await stdio.close();

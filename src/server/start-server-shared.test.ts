@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { defineAgent } from '../agent/index.ts';
 import { createTestDatabase, postgresForTests } from '../store/postgres/test-support/index.ts';
 import { startServer } from './start-server.ts';
 import { StartupError } from './startup-error.ts';
@@ -22,6 +23,7 @@ describe('startServer with settings that cannot work', () => {
     const error = await startServer(
       { RUNSTREAM_DB: join(directory, 'runstream.db'), PORT: '0', RUNSTREAM_DEMO_TOKEN: 't', ...env },
       () => {},
+      { agents: [defineAgent({ id: 'plain', name: 'Plain', instructions: '你是客服。' })] },
     ).then(
       async (server) => {
         await server.close();

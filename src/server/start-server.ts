@@ -1,16 +1,10 @@
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { serve } from '@hono/node-server';
+import type { Agent } from '../agent/index.ts';
 import type { ControlChannel, EventLog } from '../bus/index.ts';
 import { openRedis, RedisControlChannel, RedisEventLog } from '../bus/redis/index.ts';
-import {
-  createNovaShopAnalyzer,
-  createNovaShopDomain,
-  ingestNovaShopKnowledge,
-  PostgresOrderRepository,
-} from '../domains/novashop/index.ts';
 import { type ChatModel, createChatModelFromEnv, ModelConfigError } from '../models/index.ts';
-import { openKnowledgeBase } from '../retrieval/index.ts';
 import { RunManager, type ToolPolicy } from '../runtime/index.ts';
 import {
   databasePathFromEnv,
@@ -30,48 +24,52 @@ import {
 } from '../store/postgres/index.ts';
 import { createApp } from './create-app.ts';
 import { mcpToolsFromEnv } from './mcp-tools-from-env.ts';
+import { openAgents } from './open-agents.ts';
 import { StartupError } from './startup-error.ts';
 import { denyToolsPolicyFromEnv, loggingAuditLog } from './tool-governance.ts';
 import { type UserLimits, userLimitsFromEnv } from './user-limits.ts';
 
 export const DEMO_USER_ID = 'usr_demo';
 
-export const NOVASHOP_SYSTEM_PROMPT = `你是 NovaShop 的智能客服。规则：
-- 回答政策问题前先用 search_knowledge 检索条款，只根据检索到的条款回答，并注明出处；检索不到就说不知道，建议联系人工客服。
-- 第一句就给出回答问题的那条条款（问「七天无理由吗」就先说 7 天无理由的规定），再补充例外和细节；说同一件事的条款只说一次，每个出处只注明一次。
-- search_knowledge 返回 lowEvidence 为 true 时，说明没有找到可靠依据，不要把返回的条款当作答案引用，也不要凭印象回答；请用户换个说法或转人工客服。
-- 处理订单前先用 load_skill 加载对应手册，再用 query_order 查清订单状态；取消等写操作必须调用对应工具，由用户确认后才会执行。
-- 不编造订单号、金额或政策。回答简洁、礼貌，使用简体中文；用户用英文提问时用英文回答，条款原文照录（中文）并注明出处，检索时带上对应的中文关键词（如 退货、包邮、尺码），取消订单时给 cancel_order 传 language: "en"。`;
-
 export interface StartServerOptions {
+  /**
+   * The agents to serve (`defineAgent`, `loadAgent`), ids unique; the first is the default for
+   * conversations that name none. At least one.
+   */
+  agents: readonly Agent[];
   /** Serve the built web UI from this folder (`dist/web`, see `serve-web.ts`); off when absent. */
   webRoot?: string;
-  /** Use this model instead of the environment's (tests with a scripted model, embedders). */
+  /**
+   * The model of every agent that brings none, instead of the environment's (tests with a scripted
+   * model, embedders).
+   */
   model?: ChatModel;
-  /** Governance: checked in order before every tool call, on both faces (after `RUNSTREAM_DENY_TOOLS`). */
+  /** Governance: checked in order before every tool call, on every face (after `RUNSTREAM_DENY_TOOLS`). */
   policies?: readonly ToolPolicy[];
+  /** Listen here instead of `PORT` / `HOST` (the CLI's `--port` and `--host`). */
+  port?: number;
+  host?: string;
 }
 
 export interface StartedServer {
   url: string;
   demoToken: string;
-  modelName: string;
+  /** The model of each agent, by agent id. */
+  modelNames: Record<string, string>;
   close(): Promise<void>;
 }
 
 /**
- * The composition root: one SQLite file (runs, messages, orders, knowledge) or, with
+ * The composition root: one SQLite file (runs, messages, each agent's knowledge) or, with
  * `RUNSTREAM_DATABASE_URL` and `RUNSTREAM_REDIS_URL`, PostgreSQL and Redis shared by N instances
- * (the SQLite file then holds this instance's knowledge base only), the NovaShop demo
- * (knowledge ingested incrementally, orders seeded for the demo user), a model (an
- * OpenAI-compatible one when configured, the offline demo model otherwise), the run manager (runs a
- * crash left running become interrupted) and the HTTP server, with the web UI from
- * `options.webRoot` and the demo session unless `RUNSTREAM_DEMO_LOGIN=off`.
+ * (the SQLite file then holds this instance's knowledge bases only), the agents (see `openAgents`),
+ * the run manager (runs a crash left running become interrupted) and the HTTP server, with the web
+ * UI from `options.webRoot` and the demo session unless `RUNSTREAM_DEMO_LOGIN=off`.
  */
 export async function startServer(
-  env: Readonly<Record<string, string | undefined>> = process.env,
+  env: Readonly<Record<string, string | undefined>>,
   log: (line: Record<string, unknown>) => void = (line) => process.stdout.write(`${JSON.stringify(line)}\n`),
-  options: StartServerOptions = {},
+  options: StartServerOptions,
 ): Promise<StartedServer> {
   const demoLogin = demoLoginFromEnv(env);
   const closers: (() => Promise<void> | void)[] = [];
@@ -94,6 +92,8 @@ async function start(
   closers: (() => Promise<void> | void)[],
   closeAll: () => Promise<void>,
 ): Promise<StartedServer> {
+  if (options.agents.length === 0)
+    throw new StartupError('no agent to serve: give at least one agent folder');
   // Read first: a misspelt model setting should stop the server before it opens or seeds anything.
   const configuredModel = options.model ?? modelFromEnv(env);
   const database = openDatabase(databasePathFromEnv(env));
@@ -102,21 +102,27 @@ async function start(
   });
   const shared = await openSharedState(env, closers);
   const store: RunStore = shared?.store ?? new SqliteRunStore(database);
-  // The knowledge base stays in this instance's SQLite file: read-only, built from the same
+
+  // The server-wide MCP servers' tools keep their names unless an agent has a tool of that name.
+  const ownToolNames = options.agents.flatMap((agent) => [
+    ...agent.tools.map((tool) => tool.name),
+    ...(agent.knowledge === undefined ? [] : ['search_knowledge']),
+  ]);
+  const mcp = await mcpToolsFromEnv(env, log, ownToolNames);
+  if (mcp !== undefined) closers.push(() => mcp.close());
+  // The knowledge bases stay in this instance's SQLite file: read-only, built from the same
   // sources everywhere, so retrieval needs no network hop.
-  const knowledge = await openKnowledgeBase(database, env, { analyzer: createNovaShopAnalyzer() });
-  await ingestNovaShopKnowledge(knowledge);
-  const domain = createNovaShopDomain({
+  const agents = await openAgents(options.agents, {
     database,
-    ...(shared !== undefined ? { orders: shared.orders } : {}),
-    knowledge,
-    modelDelayMs: Number(env.RUNSTREAM_DEMO_DELAY_MS ?? 30),
-    toolDelayMs: Number(env.RUNSTREAM_DEMO_TOOL_DELAY_MS ?? 0),
+    env,
+    log,
+    ...(configuredModel === undefined ? {} : { model: configuredModel }),
+    ...(mcp === undefined ? {} : { sharedTools: mcp }),
   });
+  closers.push(() => agents.close());
 
   const demoUser =
-    (await store.getUser(DEMO_USER_ID)) ??
-    (await store.createUser('NovaShop 演示用户', { id: DEMO_USER_ID }));
+    (await store.getUser(DEMO_USER_ID)) ?? (await store.createUser('演示用户', { id: DEMO_USER_ID }));
   const fixedToken = env.RUNSTREAM_DEMO_TOKEN?.trim();
   let demoToken: string;
   if (fixedToken) {
@@ -125,26 +131,15 @@ async function start(
   } else {
     demoToken = await store.issueToken(demoUser.id, 'demo');
   }
-  await domain.seed(demoUser.id);
 
-  const mcp = await mcpToolsFromEnv(
-    env,
-    log,
-    domain.tools.map((tool) => tool.name),
-  );
-  if (mcp !== undefined) closers.push(() => mcp.close());
-  const model = configuredModel ?? domain.model;
   const audit = loggingAuditLog(shared?.audit ?? new SqliteToolAuditLog(database), log);
   const denyList = denyToolsPolicyFromEnv(env);
   const policies = [...(denyList ? [denyList] : []), ...(options.policies ?? [])];
   const runs = new RunManager({
+    agents: agents.resolved,
     audit,
     ...(policies.length > 0 ? { policies } : {}),
     store,
-    model,
-    tools: [...domain.tools, ...(mcp?.tools ?? [])],
-    skills: domain.skills,
-    systemPrompt: NOVASHOP_SYSTEM_PROMPT,
     ...(shared?.bus !== undefined
       ? { eventLog: shared.bus.eventLog, control: shared.bus.control, instanceId: instanceIdFromEnv(env) }
       : {}),
@@ -174,16 +169,17 @@ async function start(
     runs,
     limits,
     log,
-    sources: domain.sources,
-    responses: { records: shared?.responses ?? new SqliteResponseRecords(database), modelName: model.name },
+    agents: agents.cards,
+    sources: (agentId) => agents.sources.get(agentId),
+    responses: { records: shared?.responses ?? new SqliteResponseRecords(database) },
     audit,
     ...(demoLogin ? { demoSession: { userId: demoUser.id } } : {}),
     ...(options.webRoot === undefined ? {} : { webRoot: options.webRoot }),
   });
   const server = serve({
     fetch: app.fetch,
-    port: Number(env.PORT ?? 8787),
-    hostname: env.HOST ?? '127.0.0.1',
+    port: options.port ?? Number(env.PORT ?? 8787),
+    hostname: options.host ?? env.HOST ?? '127.0.0.1',
   });
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
@@ -191,9 +187,9 @@ async function start(
   });
   const address = server.address() as AddressInfo;
   return {
-    url: `http://${address.address}:${address.port}`,
+    url: `http://${address.address.includes(':') ? `[${address.address}]` : address.address}:${address.port}`,
     demoToken,
-    modelName: model.name,
+    modelNames: Object.fromEntries(agents.resolved.map((agent) => [agent.id, agent.model.name])),
     async close() {
       await runs.close();
       await new Promise((resolve) => server.close(resolve));
@@ -206,7 +202,6 @@ interface SharedState {
   store: RunStore;
   audit: ToolAuditLog;
   responses: ResponseRecords;
-  orders: PostgresOrderRepository;
   /** With Redis as well: the live logs and stop signals every instance shares. */
   bus?: { eventLog: EventLog; control: ControlChannel };
 }
@@ -237,7 +232,6 @@ async function openSharedState(
     store: await PostgresRunStore.open(pool),
     audit: await PostgresToolAuditLog.open(pool),
     responses: await PostgresResponseRecords.open(pool),
-    orders: await PostgresOrderRepository.open(pool),
   };
   if (!redisUrl) return state;
   const connect = () =>

@@ -17,6 +17,8 @@ export function denyToolsPolicyFromEnv(
   if (names.size === 0) return undefined;
   return {
     name: 'deny-list',
+    // Refused whatever the arguments: the model is not offered the tool at all.
+    offers: (toolName) => !names.has(toolName),
     check: (call) =>
       names.has(call.name)
         ? {

@@ -6,6 +6,7 @@ import { serve } from '@hono/node-server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ScriptedChatModel } from '../models/index.ts';
 import { RunManager } from '../runtime/index.ts';
+import { testAgent } from '../runtime/test-support/test-agent.ts';
 import { MemoryRunStore } from '../store/index.ts';
 import { createApp } from './create-app.ts';
 import { demoLoginFromEnv } from './start-server.ts';
@@ -44,7 +45,7 @@ describe('POST /auth/demo-session', () => {
     const body = (await response.json()) as { token: string; user: { id: string; name: string } };
     expect(body).toEqual({
       token: expect.any(String),
-      user: { id: 'usr_demo', name: 'NovaShop 演示用户' },
+      user: { id: 'usr_demo', name: '演示用户' },
     });
     expect(body.token).not.toBe(TEST_TOKEN);
 
@@ -167,11 +168,10 @@ describe('the routes the page needs', () => {
     const store = new MemoryRunStore();
     const token = await store.issueToken((await store.createUser('alice')).id);
     const runs = new RunManager({
+      agents: [
+        testAgent({ model: new ScriptedChatModel([]), tools: [], skills: [], instructions: '你是客服。' }),
+      ],
       store,
-      model: new ScriptedChatModel([]),
-      tools: [],
-      skills: [],
-      systemPrompt: '你是客服。',
     });
     const server = serve({ fetch: createApp({ store, runs }).fetch, port: 0, hostname: '127.0.0.1' });
     await new Promise((resolve) => server.once('listening', resolve));

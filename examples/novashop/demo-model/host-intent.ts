@@ -1,4 +1,4 @@
-import type { ToolDefinition } from '../../../models/chat-model.ts';
+import type { ToolDefinition } from 'runstream';
 import { detectIntent } from './intent.ts';
 import { fileTokensIn, foldName, namesTool, splitCamel, withoutToolName } from './message-readers.ts';
 import { TOOL } from './turn-plan.ts';

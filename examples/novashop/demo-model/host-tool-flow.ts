@@ -1,4 +1,4 @@
-import type { ToolDefinition } from '../../../models/chat-model.ts';
+import type { ToolDefinition } from 'runstream';
 import { type FittedArguments, fitArgumentsDetailed, kindOfName } from './fit-arguments.ts';
 import { type HostToolMatch, isHostToolName, matchHostTools, toolConcepts } from './host-intent.ts';
 import { isEnglish } from './message-readers.ts';

@@ -1,16 +1,15 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { loadNovaShopSkills } from './load-novashop-skills.ts';
-import { NovaShopDemoModel } from './novashop-demo-model.ts';
-import { expectGroundedQuotes } from './test-support/grounded-quotes.ts';
-import { type DrivenTurn, ModelDriver } from './test-support/model-driver.ts';
+import type { KnowledgeHit, KnowledgeSearch } from '../../../src/agent/search-knowledge-tool.ts';
+import { expectGroundedQuotes } from '../test-support/grounded-quotes.ts';
+import { type DrivenTurn, ModelDriver } from '../test-support/model-driver.ts';
 import {
   DEMO_USER,
   openNovaShopKnowledge,
   openSeededShop,
   type SeededShop,
-} from './test-support/novashop-fixture.ts';
-import { createNovaShopTools } from './tools/create-novashop-tools.ts';
-import type { KnowledgeHit, KnowledgeSearch } from './tools/search-knowledge.ts';
+} from '../test-support/novashop-fixture.ts';
+import { loadNovaShopSkills, novaShopRuntimeTools } from '../test-support/novashop-knowledge.ts';
+import { NovaShopDemoModel } from './novashop-demo-model.ts';
 
 /**
  * Issue #12 §7: the demo's answers read as answers. The three cases a new user reported, then
@@ -32,7 +31,7 @@ beforeEach(() => {
 afterEach(() => shop.close());
 
 function driver(search: KnowledgeSearch = knowledge.knowledge): ModelDriver {
-  const tools = createNovaShopTools({ orders: shop.orders, knowledge: search });
+  const tools = novaShopRuntimeTools(shop.orders, search);
   return new ModelDriver({ model: new NovaShopDemoModel(), tools, skills });
 }
 

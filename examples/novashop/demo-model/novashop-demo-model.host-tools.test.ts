@@ -1,20 +1,15 @@
+import type { ChatMessage, ChatStreamPart, ToolCallRequest, ToolDefinition } from 'runstream';
 import { describe, expect, it } from 'vitest';
-import type {
-  ChatMessage,
-  ChatStreamPart,
-  ToolCallRequest,
-  ToolDefinition,
-} from '../../models/chat-model.ts';
-import { turnProblems } from '../../models/test-support/turn-problems.ts';
-import { QUOTE_LIMIT } from './demo-model/host-tool-flow.ts';
+import { turnProblems } from '../../../src/models/test-support/turn-problems.ts';
+import { QUOTE_LIMIT } from './host-tool-flow.ts';
+import { NovaShopDemoModel } from './novashop-demo-model.ts';
 import {
   LOCAL_TIME,
   NOVASHOP_TOOLS,
   READ_FILE,
   schemaProblems,
   WRITE_FILE,
-} from './demo-model/test-support/host-tools.ts';
-import { NovaShopDemoModel } from './novashop-demo-model.ts';
+} from './test-support/host-tools.ts';
 
 /** What the host and the server offer together, as on `POST /v1/responses` with host `tools`. */
 const TOOLS: ToolDefinition[] = [...NOVASHOP_TOOLS, READ_FILE, LOCAL_TIME, WRITE_FILE];

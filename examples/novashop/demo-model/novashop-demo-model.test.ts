@@ -1,20 +1,19 @@
+import type { ChatRequest, ChatStreamPart } from 'runstream';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { ChatRequest, ChatStreamPart } from '../../models/chat-model.ts';
-import { turnProblems } from '../../models/test-support/turn-problems.ts';
-import { seedCancelOrderEvents } from '../../protocol/test-support/seed-cancel-order.ts';
-import type { AnyTool } from '../../runtime/tool.ts';
-import { loadNovaShopSkills } from './load-novashop-skills.ts';
-import { NovaShopDemoModel } from './novashop-demo-model.ts';
-import { expectGroundedQuotes } from './test-support/grounded-quotes.ts';
-import { type DrivenTurn, ModelDriver } from './test-support/model-driver.ts';
+import type { KnowledgeSearch } from '../../../src/agent/search-knowledge-tool.ts';
+import { turnProblems } from '../../../src/models/test-support/turn-problems.ts';
+import { seedCancelOrderEvents } from '../../../src/protocol/test-support/seed-cancel-order.ts';
+import type { AnyTool } from '../../../src/runtime/tool.ts';
+import { expectGroundedQuotes } from '../test-support/grounded-quotes.ts';
+import { type DrivenTurn, ModelDriver } from '../test-support/model-driver.ts';
 import {
   DEMO_USER,
   openNovaShopKnowledge,
   openSeededShop,
   type SeededShop,
-} from './test-support/novashop-fixture.ts';
-import { createNovaShopTools } from './tools/create-novashop-tools.ts';
-import type { KnowledgeSearch } from './tools/search-knowledge.ts';
+} from '../test-support/novashop-fixture.ts';
+import { loadNovaShopSkills, novaShopRuntimeTools } from '../test-support/novashop-knowledge.ts';
+import { NovaShopDemoModel } from './novashop-demo-model.ts';
 
 let knowledge: Awaited<ReturnType<typeof openNovaShopKnowledge>>;
 let shop: SeededShop;
@@ -28,14 +27,12 @@ afterAll(() => knowledge.close());
 
 beforeEach(() => {
   shop = openSeededShop();
-  tools = createNovaShopTools({ orders: shop.orders, knowledge: knowledge.knowledge });
+  tools = novaShopRuntimeTools(shop.orders, knowledge.knowledge);
 });
 afterEach(() => shop.close());
 
 function driver(options: { knowledge?: KnowledgeSearch } = {}): ModelDriver {
-  const chosenTools = options.knowledge
-    ? createNovaShopTools({ orders: shop.orders, knowledge: options.knowledge })
-    : tools;
+  const chosenTools = options.knowledge ? novaShopRuntimeTools(shop.orders, options.knowledge) : tools;
   return new ModelDriver({ model: new NovaShopDemoModel(), tools: chosenTools, skills });
 }
 

@@ -1,7 +1,7 @@
-import type { ChatModel, ChatRequest, ChatStreamPart } from '../../models/chat-model.ts';
-import { planTurn } from './demo-model/plan-turn.ts';
-import { planToParts } from './demo-model/stream-parts.ts';
-import { readTranscript } from './demo-model/transcript.ts';
+import type { ChatModel, ChatRequest, ChatStreamPart } from 'runstream';
+import { planTurn } from './plan-turn.ts';
+import { planToParts } from './stream-parts.ts';
+import { readTranscript } from './transcript.ts';
 
 export interface NovaShopDemoModelOptions {
   /** Pause before each part, so the demo streams at a watchable pace. Default 0. */

@@ -1,4 +1,4 @@
-import { parseChineseNumber } from '../../../retrieval/text/index.ts';
+import { parseChineseNumber } from 'runstream/retrieval';
 
 /**
  * What a question asks about, as comparable units, so the demo can tell which quoted clause answers

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { turnProblems } from '../../../models/test-support/turn-problems.ts';
+import { turnProblems } from '../../../src/models/test-support/turn-problems.ts';
 import { cutArguments, cutDeltas, planToParts } from './stream-parts.ts';
 
 describe('cutDeltas', () => {

@@ -1,4 +1,4 @@
-import type { ChatStreamPart } from '../../../models/chat-model.ts';
+import type { ChatStreamPart } from 'runstream';
 import type { TurnPlan } from './turn-plan.ts';
 
 /** Delta sizes, cycled: small and uneven, like a real model's tokens (2 to 6 characters). */

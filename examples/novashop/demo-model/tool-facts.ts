@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { itemLine } from '../order-repository.ts';
+import { itemLine } from '../orders/order-repository.ts';
 import { familyOfItem } from './intent.ts';
 
 /**

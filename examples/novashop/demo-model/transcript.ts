@@ -1,4 +1,4 @@
-import type { ChatMessage, ChatRequest, ToolDefinition } from '../../../models/chat-model.ts';
+import type { ChatMessage, ChatRequest, ToolDefinition } from 'runstream';
 
 /**
  * What the demo model can see of the run so far: the shopper's question, the calls it already made

@@ -1,15 +1,10 @@
 import { readFileSync } from 'node:fs';
+import { ToolError } from 'runstream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ToolError } from '../../../runtime/tool.ts';
-import {
-  describeItems,
-  ORDER_STATUSES,
-  type OrderRepository,
-  type OrderStatus,
-} from '../order-repository.ts';
-import type { Product } from '../order-rows.ts';
-import { NOVASHOP_PRODUCTS, type SeedSummary } from '../seed-novashop.ts';
-import { DEMO_USER, OTHER_USER, SEED_NOW } from './novashop-fixture.ts';
+import { DEMO_USER, OTHER_USER, SEED_NOW } from '../test-support/novashop-fixture.ts';
+import { describeItems, ORDER_STATUSES, type OrderRepository, type OrderStatus } from './order-repository.ts';
+import type { Product } from './order-rows.ts';
+import { NOVASHOP_PRODUCTS, type SeedSummary } from './seed-novashop.ts';
 
 /** One store's `OrderRepository`, with what the suite needs to look behind it. */
 export interface OrderRepositoryUnderTest {

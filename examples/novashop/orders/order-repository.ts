@@ -1,4 +1,4 @@
-import { ToolError } from '../../runtime/tool.ts';
+import { ToolError } from 'runstream';
 
 /**
  * NovaShop orders as the agent sees them: statuses in Chinese as the shopper reads them in 「我的订单」

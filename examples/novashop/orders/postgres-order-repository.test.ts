@@ -1,16 +1,16 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migratePostgres } from '../../store/postgres/postgres-migrations.ts';
-import { openPostgres } from '../../store/postgres/postgres-pool.ts';
+import { migratePostgres } from '../../../src/store/postgres/postgres-migrations.ts';
+import { openPostgres } from '../../../src/store/postgres/postgres-pool.ts';
 import {
   createTestDatabase,
   postgresForTests,
   type TestDatabase,
-} from '../../store/postgres/test-support/test-database.ts';
+} from '../../../src/store/postgres/test-support/test-database.ts';
+import { CANCEL_NOW, DEMO_USER, SEED_NOW } from '../test-support/novashop-fixture.ts';
+import { describeOrderRepositoryConformance } from './order-repository-conformance.ts';
 import { NOVASHOP_ORDERS_SCHEMA, PostgresOrderRepository } from './postgres-order-repository.ts';
 import { NOVASHOP_PRODUCTS, seedNovaShopAsync } from './seed-novashop.ts';
-import { CANCEL_NOW, DEMO_USER, SEED_NOW } from './test-support/novashop-fixture.ts';
-import { describeOrderRepositoryConformance } from './test-support/order-repository-conformance.ts';
 
 const hasPostgres = await postgresForTests();
 

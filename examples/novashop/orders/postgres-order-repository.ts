@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { inTransaction, migratePostgres, type PostgresSchema } from '../../store/postgres/index.ts';
+import { inTransaction, migratePostgres, type PostgresSchema } from 'runstream/postgres';
 import {
   type ListOrdersOptions,
   type Order,

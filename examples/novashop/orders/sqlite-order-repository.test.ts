@@ -1,15 +1,15 @@
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { seedNovaShop } from './seed-novashop.ts';
-import { SqliteOrderRepository } from './sqlite-order-repository.ts';
 import {
   CANCEL_NOW,
   DEMO_USER,
   openSeededShop,
   SEED_NOW,
   type SeededShop,
-} from './test-support/novashop-fixture.ts';
-import { describeOrderRepositoryConformance } from './test-support/order-repository-conformance.ts';
+} from '../test-support/novashop-fixture.ts';
+import { describeOrderRepositoryConformance } from './order-repository-conformance.ts';
+import { seedNovaShop } from './seed-novashop.ts';
+import { SqliteOrderRepository } from './sqlite-order-repository.ts';
 
 function countRows(database: Database.Database, table: string): number {
   return (database.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;

@@ -1,5 +1,5 @@
+import { type AgentTool, type ConfirmationCard, ToolError, tool } from 'runstream';
 import { z } from 'zod';
-import { type ConfirmationRequest, type Tool, ToolError } from '../../../runtime/tool.ts';
 import {
   cancellationRefusal,
   describeItems,
@@ -7,7 +7,7 @@ import {
   type OrderRepository,
   orderNotFound,
   type Refund,
-} from '../order-repository.ts';
+} from '../orders/order-repository.ts';
 
 export const CancelOrderArgsSchema = z.object({
   orderId: z.string().trim().min(1).max(32).describe('要取消的订单号，例如 88235'),
@@ -34,21 +34,22 @@ export interface CancelOrderResult {
 }
 
 /**
- * `cancel_order`: a write tool, so the runtime shows the card `confirm` builds and runs `execute`
- * only after the shopper approves. Hidden until the `order-change` skill is loaded.
+ * `cancel_order`: a write tool, so the runtime shows the card `confirmation` builds and runs
+ * `execute` only after the shopper approves. Hidden until the `order-change` skill is loaded.
  */
-export function createCancelOrderTool(orders: OrderRepository): Tool<CancelOrderArgs, CancelOrderResult> {
-  return {
+export function createCancelOrderTool(
+  orders: OrderRepository,
+): AgentTool<CancelOrderArgs, CancelOrderResult> {
+  return tool({
     name: 'cancel_order',
     title: '取消订单',
     description:
       '取消买家的一笔订单。只有待付款和已支付待发货的订单可以取消；已发货、已签收、已完成的订单会被拒绝（请改为引导物流拦截或退货）。' +
       '调用后会先请买家在确认卡上确认，确认后才执行；取消后不能撤回，已支付的款项原路退回。',
-    parameters: CancelOrderArgsSchema,
-    effect: 'write',
+    inputSchema: CancelOrderArgsSchema,
     requiresSkill: 'order-change',
     timeoutMs: 10_000,
-    async confirm(args, context): Promise<ConfirmationRequest> {
+    async confirmation(args, context): Promise<ConfirmationCard> {
       context.signal.throwIfAborted();
       const order = await orders.getOrder(context.userId, args.orderId);
       if (order === undefined) throw orderNotFound(args.orderId);
@@ -78,7 +79,7 @@ export function createCancelOrderTool(orders: OrderRepository): Tool<CancelOrder
         message: outcome(order, before.status === '已取消'),
       };
     },
-  };
+  });
 }
 
 /**
@@ -86,7 +87,7 @@ export function createCancelOrderTool(orders: OrderRepository): Tool<CancelOrder
  * In English when the model asks for it (the shopper wrote in English): the labels and the status
  * are translated, the items are quoted as the order has them.
  */
-export function confirmationFor(order: Order, language: 'zh-CN' | 'en' = 'zh-CN'): ConfirmationRequest {
+export function confirmationFor(order: Order, language: 'zh-CN' | 'en' = 'zh-CN'): ConfirmationCard {
   const [first] = order.items;
   const unpaid = order.status === '待付款';
   if (language === 'en') {
@@ -95,7 +96,7 @@ export function confirmationFor(order: Order, language: 'zh-CN' | 'en' = 'zh-CN'
     return {
       title: 'Cancel order',
       description: `Order ${order.orderId}${first ? ` · ${first.name}${more}` : ''}`,
-      details: [
+      fields: [
         { label: 'Order number', value: order.orderId },
         { label: 'Items', value: describeItems(order.items) },
         { label: unpaid ? 'Amount due' : 'Amount paid', value: `¥${order.paidAmount}` },
@@ -107,7 +108,7 @@ export function confirmationFor(order: Order, language: 'zh-CN' | 'en' = 'zh-CN'
   return {
     title: '取消订单',
     description: `订单 ${order.orderId}${first ? ` · ${first.name}${more}` : ''}`,
-    details: [
+    fields: [
       { label: '订单号', value: order.orderId },
       { label: '商品', value: describeItems(order.items) },
       { label: unpaid ? '应付金额' : '实付金额', value: `¥${order.paidAmount}` },

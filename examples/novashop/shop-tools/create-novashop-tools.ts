@@ -1,13 +1,10 @@
-import type { AnyTool } from '../../../runtime/tool.ts';
-import { sleep } from '../../../shared/index.ts';
-import type { OrderRepository } from '../order-repository.ts';
+import type { AnyAgentTool } from 'runstream';
+import type { OrderRepository } from '../orders/order-repository.ts';
 import { createCancelOrderTool } from './cancel-order.ts';
 import { createQueryOrderTool } from './query-order.ts';
-import { createSearchKnowledgeTool, type KnowledgeSearch } from './search-knowledge.ts';
 
 export interface NovaShopToolsOptions {
   orders: OrderRepository;
-  knowledge: KnowledgeSearch;
   /**
    * How much later each tool answers, as a backend over a network would: half before its work, half
    * after. Default 0. The demo's data is local and answers in a millisecond; this makes a tool's
@@ -17,19 +14,18 @@ export interface NovaShopToolsOptions {
   delayMs?: number;
 }
 
-/** The NovaShop tools: `query_order`, `cancel_order` (write; unlocked by `order-change`), `search_knowledge`. */
-export function createNovaShopTools(options: NovaShopToolsOptions): AnyTool[] {
-  const tools = [
-    createQueryOrderTool(options.orders),
-    createCancelOrderTool(options.orders),
-    createSearchKnowledgeTool(options.knowledge),
-  ];
+/**
+ * The NovaShop tools: `query_order` and `cancel_order` (a write; unlocked by `order-change`).
+ * `search_knowledge` is not here: the agent's `knowledge` gives it, as it does to any agent.
+ */
+export function createNovaShopTools(options: NovaShopToolsOptions): AnyAgentTool[] {
+  const tools: AnyAgentTool[] = [createQueryOrderTool(options.orders), createCancelOrderTool(options.orders)];
   const delayMs = options.delayMs ?? 0;
   return delayMs > 0 ? tools.map((tool) => withLatency(tool, delayMs)) : tools;
 }
 
-/** `tool` with `delayMs` of latency around its `execute`; its card (`confirm`) stays as fast as it is. */
-function withLatency(tool: AnyTool, delayMs: number): AnyTool {
+/** `tool` with `delayMs` of latency around its `execute`; its card stays as fast as it is. */
+function withLatency(tool: AnyAgentTool, delayMs: number): AnyAgentTool {
   return {
     ...tool,
     async execute(args, context) {
@@ -39,4 +35,23 @@ function withLatency(tool: AnyTool, delayMs: number): AnyTool {
       return result;
     },
   };
+}
+
+/** Resolves after `ms`, or rejects with the signal's reason when it aborts first. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
 }

@@ -1,4 +1,3 @@
 export * from './cancel-order.ts';
 export * from './create-novashop-tools.ts';
 export * from './query-order.ts';
-export * from './search-knowledge.ts';

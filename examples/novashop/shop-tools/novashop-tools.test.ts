@@ -1,7 +1,8 @@
+import { ToolError } from 'runstream';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { seedCancelOrderEvents } from '../../../protocol/test-support/seed-cancel-order.ts';
-import { ToolError } from '../../../runtime/tool.ts';
+import { type KnowledgeSearch, searchKnowledgeTool } from '../../../src/agent/search-knowledge-tool.ts';
+import { seedCancelOrderEvents } from '../../../src/protocol/test-support/seed-cancel-order.ts';
 import {
   DEMO_USER,
   OTHER_USER,
@@ -13,7 +14,6 @@ import {
 import { createCancelOrderTool } from './cancel-order.ts';
 import { createNovaShopTools } from './create-novashop-tools.ts';
 import { createQueryOrderTool } from './query-order.ts';
-import { createSearchKnowledgeTool, type KnowledgeSearch } from './search-knowledge.ts';
 
 let shop: SeededShop;
 
@@ -31,9 +31,9 @@ describe('query_order', () => {
   const tool = () => createQueryOrderTool(shop.orders);
 
   it('is a read tool titled 订单查询 whose arguments are optional', () => {
-    expect(tool()).toMatchObject({ name: 'query_order', title: '订单查询', effect: 'read' });
+    expect(tool()).toMatchObject({ name: 'query_order', title: '订单查询', readOnly: true });
     expect(tool().requiresSkill).toBeUndefined();
-    expect(tool().parameters.parse({})).toEqual({});
+    expect((tool().inputSchema as z.ZodType).parse({})).toEqual({});
   });
 
   it('lists the 10 most recent orders by default, items and amounts as strings, status in Chinese', async () => {
@@ -70,7 +70,7 @@ describe('query_order', () => {
   });
 
   it('validates its arguments: limit 1–20, a known status', () => {
-    const parameters = tool().parameters;
+    const parameters = tool().inputSchema as z.ZodType;
     expect(parameters.safeParse({ limit: 0 }).success).toBe(false);
     expect(parameters.safeParse({ limit: 21 }).success).toBe(false);
     expect(parameters.safeParse({ limit: 2.5 }).success).toBe(false);
@@ -83,7 +83,7 @@ describe('query_order', () => {
   });
 
   it('has a JSON Schema the model can read', () => {
-    const schema = z.toJSONSchema(tool().parameters, { target: 'draft-7' }) as {
+    const schema = z.toJSONSchema(tool().inputSchema as z.ZodType, { target: 'draft-7' }) as {
       properties: Record<string, { description?: string }>;
       required?: string[];
     };
@@ -103,50 +103,53 @@ describe('cancel_order', () => {
   const tool = () => createCancelOrderTool(shop.orders);
 
   it('is a write tool titled 取消订单, unlocked by the order-change skill', () => {
-    expect(tool()).toMatchObject({
-      name: 'cancel_order',
-      title: '取消订单',
-      effect: 'write',
-      requiresSkill: 'order-change',
-    });
-    expect(tool().parameters.safeParse({}).success).toBe(false);
+    expect(tool()).toMatchObject({ name: 'cancel_order', title: '取消订单', requiresSkill: 'order-change' });
+    // Not read-only, and no needsApproval of its own: every call waits for the shopper's approval.
+    expect(tool().readOnly).toBeUndefined();
+    expect(tool().needsApproval).toBeUndefined();
+    expect((tool().inputSchema as z.ZodType).safeParse({}).success).toBe(false);
   });
 
   it("asks for confirmation with the seed's card for order 88235", async () => {
-    const card = await tool().confirm?.({ orderId: '88235' }, context);
+    const card = await tool().confirmation?.({ orderId: '88235' }, context);
     const seedCard = seedCancelOrderEvents().find(
       (event) => event.type === 'block.started' && event.kind === 'confirm',
     );
     expect(card).toEqual({
       title: '取消订单',
       description: '订单 88235 · Apple Watch Series 12',
-      details: [
+      fields: [
         { label: '订单号', value: '88235' },
         { label: '商品', value: 'Apple Watch Series 12（深空灰色、42毫米、铝金属、GPS）· 回环式运动表带' },
         { label: '实付金额', value: '¥3378.00' },
         { label: '订单状态', value: '已支付待发货' },
       ],
     });
-    expect(seedCard).toMatchObject(card ?? {});
+    // The card the runtime shows is the same: `fields` travel as the confirm block's `details`.
+    expect(seedCard).toMatchObject({
+      title: card?.title,
+      description: card?.description,
+      details: card?.fields,
+    });
     // Confirming changes nothing.
     expect((await shop.orders.getOrder(DEMO_USER, '88235'))?.status).toBe('已支付待发货');
   });
 
   it('says 应付金额 for an order not paid yet', async () => {
-    const card = await tool().confirm?.({ orderId: '88240' }, context);
-    expect(card?.details[2]).toEqual({ label: '应付金额', value: '¥899.00' });
+    const card = await tool().confirmation?.({ orderId: '88240' }, context);
+    expect(card?.fields[2]).toEqual({ label: '应付金额', value: '¥899.00' });
   });
 
   it('builds the card in English when asked (the shopper wrote in English)', async () => {
-    expect(tool().parameters.parse({ orderId: '88240', language: 'en' })).toEqual({
+    expect((tool().inputSchema as z.ZodType).parse({ orderId: '88240', language: 'en' })).toEqual({
       orderId: '88240',
       language: 'en',
     });
-    const card = await tool().confirm?.({ orderId: '88240', language: 'en' }, context);
+    const card = await tool().confirmation?.({ orderId: '88240', language: 'en' }, context);
     expect(card).toEqual({
       title: 'Cancel order',
       description: 'Order 88240 · NovaPeak 三合一冲锋衣',
-      details: [
+      fields: [
         { label: 'Order number', value: '88240' },
         { label: 'Items', value: expect.stringContaining('NovaPeak 三合一冲锋衣') },
         { label: 'Amount due', value: '¥899.00' },
@@ -162,7 +165,7 @@ describe('cancel_order', () => {
     ['88150', 'order_already_cancelled', '无需再次取消'],
     ['99999', 'order_not_found', '请核对订单号'],
   ])('refuses %s before any card: %s', async (orderId, code, words) => {
-    await expect(tool().confirm?.({ orderId }, context)).rejects.toMatchObject({
+    await expect(tool().confirmation?.({ orderId }, context)).rejects.toMatchObject({
       code,
       message: expect.stringContaining(words),
     });
@@ -217,7 +220,7 @@ describe('search_knowledge', () => {
         };
       },
     };
-    const tool = createSearchKnowledgeTool(knowledge);
+    const tool = searchKnowledgeTool(knowledge);
     expect(tool).toMatchObject({ name: 'search_knowledge', title: '知识检索', effect: 'read' });
     expect(await tool.execute({ query: 'X2 退货' }, context)).toEqual({
       query: 'X2 退货',
@@ -244,7 +247,7 @@ describe('search_knowledge', () => {
   });
 
   it('validates its arguments: a query, topK 1–8', () => {
-    const { parameters } = createSearchKnowledgeTool({
+    const { parameters } = searchKnowledgeTool({
       search: async () => ({ hits: [], lowEvidence: true }),
     });
     expect(parameters.safeParse({ query: '   ' }).success).toBe(false);
@@ -260,7 +263,7 @@ describe('search_knowledge', () => {
     afterAll(() => knowledge.close());
 
     it('returns the clause for a shipped order in its passage, cited, each passage once', async () => {
-      const tool = createSearchKnowledgeTool(knowledge.knowledge);
+      const tool = searchKnowledgeTool(knowledge.knowledge);
       const result = await tool.execute({ query: '已发货订单不能直接取消 物流拦截', topK: 3 }, context);
       expect(result.lowEvidence).toBe(false);
       expect(result.hits[0]).toMatchObject({
@@ -285,22 +288,17 @@ describe('search_knowledge', () => {
 });
 
 describe('createNovaShopTools', () => {
-  it('makes the three tools', () => {
-    const tools = createNovaShopTools({
-      orders: shop.orders,
-      knowledge: { search: async () => ({ hits: [], lowEvidence: true }) },
-    });
-    expect(tools.map((tool) => [tool.name, tool.effect, tool.requiresSkill])).toEqual([
-      ['query_order', 'read', undefined],
-      ['cancel_order', 'write', 'order-change'],
-      ['search_knowledge', 'read', undefined],
+  it("makes the two order tools (search_knowledge comes from the agent's knowledge)", () => {
+    const tools = createNovaShopTools({ orders: shop.orders });
+    expect(tools.map((tool) => [tool.name, tool.readOnly ?? false, tool.requiresSkill])).toEqual([
+      ['query_order', true, undefined],
+      ['cancel_order', false, 'order-change'],
     ]);
   });
 
   it('with delayMs answers that much later, its work half way through, and honours the signal while waiting', async () => {
     const [, cancel] = createNovaShopTools({
       orders: shop.orders,
-      knowledge: { search: async () => ({ hits: [], lowEvidence: true }) },
       delayMs: 200,
     });
     const started = performance.now();
@@ -314,7 +312,6 @@ describe('createNovaShopTools', () => {
     const stop = new AbortController();
     const [query] = createNovaShopTools({
       orders: shop.orders,
-      knowledge: { search: async () => ({ hits: [], lowEvidence: true }) },
       delayMs: 10_000,
     });
     const querying = query?.execute({}, { ...context, signal: stop.signal });

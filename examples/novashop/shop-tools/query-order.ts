@@ -1,6 +1,11 @@
+import { type AgentTool, tool } from 'runstream';
 import { z } from 'zod';
-import type { Tool } from '../../../runtime/tool.ts';
-import { ORDER_STATUSES, type Order, type OrderRepository, orderNotFound } from '../order-repository.ts';
+import {
+  ORDER_STATUSES,
+  type Order,
+  type OrderRepository,
+  orderNotFound,
+} from '../orders/order-repository.ts';
 
 export const QueryOrderArgsSchema = z.object({
   orderId: z
@@ -23,15 +28,15 @@ export interface QueryOrderResult {
 export const QUERY_ORDER_DEFAULT_LIMIT = 10;
 
 /** `query_order`: the shopper's own orders with items, amounts (strings) and status in Chinese. */
-export function createQueryOrderTool(orders: OrderRepository): Tool<QueryOrderArgs, QueryOrderResult> {
-  return {
+export function createQueryOrderTool(orders: OrderRepository): AgentTool<QueryOrderArgs, QueryOrderResult> {
+  return tool({
     name: 'query_order',
     title: '订单查询',
     description:
       '查询当前买家自己的订单：给订单号查这一笔，不给则按下单时间倒序列出最近的订单（默认 10 笔，可按状态筛选）。' +
       '返回每笔订单的商品、金额（字符串，单位元）、状态（待付款、已支付待发货、已发货、已签收、已完成、已取消）、物流和退款信息。',
-    parameters: QueryOrderArgsSchema,
-    effect: 'read',
+    inputSchema: QueryOrderArgsSchema,
+    readOnly: true,
     timeoutMs: 10_000,
     async execute(args, context) {
       context.signal.throwIfAborted();
@@ -46,5 +51,5 @@ export function createQueryOrderTool(orders: OrderRepository): Tool<QueryOrderAr
       });
       return { orders: list };
     },
-  };
+  });
 }

@@ -5,10 +5,10 @@ import type {
   ChatStreamPart,
   ToolCallRequest,
   ToolDefinition,
-} from '../../../models/chat-model.ts';
-import { turnProblems } from '../../../models/test-support/turn-problems.ts';
-import type { Skill } from '../../../runtime/skill.ts';
-import type { AnyTool, ConfirmationRequest } from '../../../runtime/tool.ts';
+} from '../../../src/models/chat-model.ts';
+import { turnProblems } from '../../../src/models/test-support/turn-problems.ts';
+import type { Skill } from '../../../src/runtime/skill.ts';
+import type { AnyTool, ConfirmationRequest } from '../../../src/runtime/tool.ts';
 import { toolContext } from './novashop-fixture.ts';
 
 export interface DrivenTurn {

@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { KnowledgeBase, SqliteKnowledgeStore } from '../../../retrieval/index.ts';
-import type { ToolContext } from '../../../runtime/tool.ts';
-import { createNovaShopAnalyzer, ingestNovaShopKnowledge } from '../create-novashop-domain.ts';
-import { seedNovaShop } from '../seed-novashop.ts';
-import { SqliteOrderRepository } from '../sqlite-order-repository.ts';
+import { KnowledgeBase, SqliteKnowledgeStore } from '../../../src/retrieval/index.ts';
+import type { ToolContext } from '../../../src/runtime/tool.ts';
+import { seedNovaShop } from '../orders/seed-novashop.ts';
+import { SqliteOrderRepository } from '../orders/sqlite-order-repository.ts';
+import { createNovaShopAnalyzer, ingestNovaShopKnowledge } from './novashop-knowledge.ts';
 
 export const DEMO_USER = 'user_demo';
 export const OTHER_USER = 'user_other';
@@ -42,7 +42,7 @@ export function openSeededShop(): SeededShop {
   };
 }
 
-/** The real NovaShop knowledge (src/domains/novashop/knowledge), ingested into its own SQLite file. */
+/** The example's real knowledge (examples/novashop/knowledge), ingested into its own SQLite file. */
 export async function openNovaShopKnowledge(): Promise<{ knowledge: KnowledgeBase; close(): void }> {
   const directory = mkdtempSync(join(tmpdir(), 'novashop-kb-'));
   const database = new Database(join(directory, 'knowledge.db'));

@@ -1,4 +1,6 @@
+import { loadAgent } from '../../agent/index.ts';
 import { startServer } from '../start-server.ts';
+import { NOVASHOP_EXAMPLE } from './start-test-server.ts';
 
 /**
  * One server instance as its own process, for the multi-instance tests: configured entirely by
@@ -8,8 +10,15 @@ import { startServer } from '../start-server.ts';
  * With `RUNSTREAM_TEST_STANDBY=1` it is a warm standby (`standbyServerProcess`): its modules are
  * loaded, but it opens nothing (no database, no port) until a line arrives on stdin.
  */
-if (process.env.RUNSTREAM_TEST_STANDBY === '1') await waitForStart();
-const server = await startServer(process.env, (line) => process.stderr.write(`${JSON.stringify(line)}\n`));
+if (process.env.RUNSTREAM_TEST_STANDBY === '1') {
+  // Warm: the example's own modules (its agent.ts, demo model, order tables) load now, as the
+  // server's do, so a start after a crash only opens what the crash left.
+  await import(new URL('agent.ts', `file://${NOVASHOP_EXAMPLE}`).href);
+  await waitForStart();
+}
+const server = await startServer(process.env, (line) => process.stderr.write(`${JSON.stringify(line)}\n`), {
+  agents: [await loadAgent(NOVASHOP_EXAMPLE, { env: process.env })],
+});
 process.stdout.write(`${JSON.stringify({ url: server.url, token: server.demoToken })}\n`);
 process.once('SIGTERM', () => {
   void server.close().then(() => process.exit(0));

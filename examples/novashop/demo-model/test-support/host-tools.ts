@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ToolDefinition } from '../../../../models/chat-model.ts';
+import type { ToolDefinition } from '../../../../src/models/chat-model.ts';
 
 /** Host tools as a CLI host would declare them, for the demo model's tests. */
 export const READ_FILE: ToolDefinition = {
