@@ -169,7 +169,7 @@ export function placeOf(agent: Agent, ...keys: string[]): DefinitionPlace {
  */
 export interface AgentFolderContext {
   env: Readonly<Record<string, string | undefined>>;
-  /** Absolute, or `:memory:`: `RUNSTREAM_DB`, default `data/runstream.db`. */
+  /** Absolute: `RUNSTREAM_DB`, default `data/runstream.db`. */
   databasePath: string;
 }
 
