@@ -1,9 +1,9 @@
 import { McpConfigError, type McpLog, type McpToolSource, openMcpTools } from '../mcp/index.ts';
 import type { ChatModel } from '../models/index.ts';
+import { LOAD_SKILL_TOOL } from '../runtime/agent/load-skill.ts';
+import type { ResolvedAgent } from '../runtime/agent/resolved-agent.ts';
+import { runMessagesFor } from '../runtime/agent/run-messages.ts';
 import type { AnyTool, Skill, ToolPolicy } from '../runtime/index.ts';
-import { LOAD_SKILL_TOOL } from '../runtime/load-skill.ts';
-import type { ResolvedAgent } from '../runtime/resolved-agent.ts';
-import { runMessagesFor } from '../runtime/run-messages.ts';
 import { type Agent, isAgent, placeOf } from './agent.ts';
 import { AgentDefinitionError } from './agent-definition-error.ts';
 import { agentRevision } from './agent-revision.ts';
@@ -122,6 +122,7 @@ async function connectMcpServers(
     return await openMcpTools(new Map(servers), {
       log: (line) => log({ agentId: agent.id, ...line }),
       reservedNames: own.map(({ tool }) => tool.name),
+      language: agent.language,
     });
   } catch (error) {
     if (error instanceof McpConfigError) {

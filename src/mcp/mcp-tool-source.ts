@@ -1,5 +1,5 @@
+import { LOAD_SKILL_TOOL } from '../runtime/agent/load-skill.ts';
 import type { AnyTool } from '../runtime/index.ts';
-import { LOAD_SKILL_TOOL } from '../runtime/load-skill.ts';
 import { McpConfigError, type McpServersConfig } from './mcp-config.ts';
 import { McpConnection, type McpLog } from './mcp-connection.ts';
 import { mcpTool } from './mcp-tool.ts';
@@ -19,6 +19,8 @@ export interface OpenMcpToolsOptions {
    * such a name is called `<server>__<tool>` instead, so it never shadows them.
    */
   reservedNames?: Iterable<string>;
+  /** The language of the failures a person reads on a tool block (the agent's). Default zh-CN. */
+  language?: 'zh-CN' | 'en';
 }
 
 /**
@@ -58,7 +60,13 @@ export async function openMcpTools(
   );
   const tools: AnyTool[] = connections.flatMap((connection, index) =>
     (listed[index] ?? []).map((definition, position) =>
-      mcpTool(connection, definition, names[index]?.[position] ?? definition.name, options.log),
+      mcpTool(
+        connection,
+        definition,
+        names[index]?.[position] ?? definition.name,
+        options.log,
+        options.language,
+      ),
     ),
   );
   return { tools, connections, close: closeAll };

@@ -41,6 +41,7 @@ export function mcpTool(
   definition: McpToolDefinition,
   name: string,
   log: McpLog,
+  language: 'zh-CN' | 'en' = 'zh-CN',
 ): AnyTool {
   const validator = hostToolValidator({
     name,
@@ -82,7 +83,7 @@ export function mcpTool(
       } catch (error) {
         // A stop or a timeout: the runtime reports it as such, not as this error.
         if (context.signal.aborted) throw context.signal.reason;
-        throw callFailure(connection, error);
+        throw callFailure(connection, error, language);
       }
       const outcome = resultOf(result);
       if (result.isError === true)
@@ -115,19 +116,34 @@ function spanId(): string {
   return Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
 }
 
-function callFailure(connection: McpConnection, error: unknown): ToolError {
+/**
+ * Why a call failed, for the model and the person reading the tool block, in the agent's language:
+ * not sent, sent with its outcome unknown (a write may have happened), or refused by the server.
+ */
+const FAILURES = {
+  'zh-CN': {
+    unreachable: (server: string, message: string) => `服务 ${server} 无法连接（${message}），本次调用未执行`,
+    lost: (server: string, message: string) =>
+      `服务 ${server} 连接中断（${message}），本次调用是否生效未知；下次调用会重新连接`,
+    failed: (server: string, message: string) => `服务 ${server} 返回错误：${message}`,
+  },
+  en: {
+    unreachable: (server: string, message: string) =>
+      `the service ${server} cannot be reached (${message}); the call was not made`,
+    lost: (server: string, message: string) =>
+      `the connection to the service ${server} broke (${message}); whether the call took effect is unknown; the next call reconnects`,
+    failed: (server: string, message: string) => `the service ${server} answered with an error: ${message}`,
+  },
+} as const;
+
+function callFailure(connection: McpConnection, error: unknown, language: 'zh-CN' | 'en'): ToolError {
   const message = error instanceof Error ? error.message : String(error);
+  const texts = FAILURES[language];
   if (error instanceof McpUnreachableError)
-    return new ToolError(
-      'mcp_unavailable',
-      `MCP 服务 ${connection.name} 无法连接（${message}），本次调用未执行`,
-    );
+    return new ToolError('mcp_unavailable', texts.unreachable(connection.name, message));
   if (isConnectionFailure(error))
-    return new ToolError(
-      'mcp_unavailable',
-      `MCP 服务 ${connection.name} 连接失败（${message}），本次调用是否生效未知；下次调用会重新连接`,
-    );
-  return new ToolError('mcp_error', `MCP 服务 ${connection.name} 返回错误：${message}`);
+    return new ToolError('mcp_unavailable', texts.lost(connection.name, message));
+  return new ToolError('mcp_error', texts.failed(connection.name, message));
 }
 
 function resultOf(result: CallToolResult): McpToolResult {

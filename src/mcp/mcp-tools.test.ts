@@ -250,7 +250,7 @@ describe.each(transports)('MCP tools over %s', (_transport, startService) => {
     expect(first.state.status).toBe('completed');
     expect(toolBlock(first, 'call_cut')).toMatchObject({
       status: 'failed',
-      error: { code: 'mcp_unavailable', message: expect.stringContaining('MCP 服务 orders 连接失败') },
+      error: { code: 'mcp_unavailable', message: expect.stringContaining('服务 orders 连接中断') },
     });
     await service.revive();
     const second = await runs.startRun(userId, conversationId, '查 1003');
@@ -309,7 +309,7 @@ describe('MCP server options and sessions', () => {
         status: 'failed',
         error: {
           code: 'mcp_unavailable',
-          message: expect.stringMatching(/^MCP 服务 orders 无法连接.*本次调用未执行$/),
+          message: expect.stringMatching(/^服务 orders 无法连接.*本次调用未执行$/),
         },
       });
     } finally {

@@ -1,4 +1,4 @@
-import { RunError } from '../runtime/index.ts';
+import { RUN_MESSAGES, RunError } from '../runtime/index.ts';
 import { RunStoreError } from '../store/index.ts';
 
 /** An error that becomes `{"error": {"code", "message", …}}` with an HTTP status, before any stream. */
@@ -52,7 +52,8 @@ export function toHttpError(error: unknown): HttpError | undefined {
       });
     }
     if (error.code === 'active_run_exists')
-      return new HttpError(409, 'run_in_progress', '上一轮回答还在进行中，请稍候或先停止它');
+      // Outside a run manager's start (which answers in the agent's language): the default table.
+      return new HttpError(409, 'run_in_progress', RUN_MESSAGES['zh-CN'].runInProgress);
   }
   if (isStoreUnavailable(error))
     return new HttpError(

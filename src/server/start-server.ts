@@ -122,7 +122,10 @@ async function start(
   closers.push(() => agents.close());
 
   const demoUser =
-    (await store.getUser(DEMO_USER_ID)) ?? (await store.createUser('演示用户', { id: DEMO_USER_ID }));
+    (await store.getUser(DEMO_USER_ID)) ??
+    (await store.createUser(options.agents[0]?.language === 'en' ? 'Demo user' : '演示用户', {
+      id: DEMO_USER_ID,
+    }));
   const fixedToken = env.RUNSTREAM_DEMO_TOKEN?.trim();
   let demoToken: string;
   if (fixedToken) {

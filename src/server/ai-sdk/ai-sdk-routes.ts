@@ -183,7 +183,14 @@ export function registerAiSdkRoutes(app: Hono<Env>, options: AiSdkRoutesOptions)
         waiting.delete(call.toolCallId);
         const again = approvals.find((approval) => approval.toolCallId === call.toolCallId);
         if (again !== undefined && again.approved !== (call.decision.decision === 'approve'))
-          throw new HttpError(409, 'decision_conflict', '这个操作已经确认过了', { decision: call.decision });
+          throw new HttpError(
+            409,
+            'decision_conflict',
+            runs.agent(conversation.agentId).messages.alreadyDecided,
+            {
+              decision: call.decision,
+            },
+          );
       }
       const taken = approvals.filter((approval) => waiting.has(approval.toolCallId));
       if (taken.length === 0)
