@@ -21,6 +21,10 @@ export const WIRE_ERROR_CODES = [
   'confirmation_pending',
   'decision_conflict',
   'run_finished',
+  /** A conversation or request names an agent the server does not run. */
+  'unknown_agent',
+  /** A thread (AI SDK chat, AG-UI thread, Responses chain) already belongs to another agent. */
+  'agent_mismatch',
   'payload_too_large',
   'rate_limited',
   'internal_error',
