@@ -204,3 +204,27 @@ describe('the examples', () => {
     expect(violations).toEqual([]);
   });
 });
+
+/**
+ * What the runtime and the server say to a person or a model comes from the agent's `messages`
+ * (`run-messages.ts`: zh-CN and en tables, overridable), never a sentence written into their code.
+ */
+describe('user-facing text', () => {
+  it('is not hard-coded in src/runtime or src/server (comments aside)', () => {
+    const hardCoded: string[] = [];
+    for (const file of files) {
+      if (!['runtime', 'server'].includes(file.layer) || isTestCode(file.path)) continue;
+      if (file.relativePath.endsWith(`${sep}run-messages.ts`)) continue;
+      readFileSync(file.path, 'utf8')
+        .split('\n')
+        .forEach((line, index) => {
+          const code = line.replace(/\/\/.*$/, '').trim();
+          if (code.startsWith('*') || code.startsWith('/*')) return;
+          // The demo user's name is data, named in the default agent's language.
+          if (code.includes("'演示用户'")) return;
+          if (/\p{Script=Han}/u.test(code)) hardCoded.push(`${file.relativePath}:${index + 1}`);
+        });
+    }
+    expect(hardCoded).toEqual([]);
+  });
+});

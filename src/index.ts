@@ -59,6 +59,8 @@ export {
   textTurn,
   toolCallTurn,
 } from './models/index.ts';
+export type { ResolvedAgent } from './runtime/agent/resolved-agent.ts';
+export { RUN_MESSAGES, type RunLanguage, type RunMessages } from './runtime/agent/run-messages.ts';
 export type {
   ToolCallInfo,
   ToolContext,
@@ -66,5 +68,3 @@ export type {
   ToolPolicyDecision,
 } from './runtime/index.ts';
 export { ToolError } from './runtime/index.ts';
-export type { ResolvedAgent } from './runtime/resolved-agent.ts';
-export { RUN_MESSAGES, type RunLanguage, type RunMessages } from './runtime/run-messages.ts';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { AnyTool, Skill } from '../runtime/index.ts';
-import { stableStringify, toolJsonSchema } from '../runtime/tool-schema-hash.ts';
+import { stableStringify, toolJsonSchema } from '../runtime/tools/tool-schema-hash.ts';
 
 /** What a revision is taken over: what the agent is told and what its tools and skills mean. */
 export interface RevisionParts {

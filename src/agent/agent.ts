@@ -1,7 +1,7 @@
 import type { McpServerConfig } from '../mcp/index.ts';
 import type { ChatModel } from '../models/index.ts';
+import type { RunLanguage, RunMessages } from '../runtime/agent/run-messages.ts';
 import type { ToolPolicy } from '../runtime/index.ts';
-import type { RunLanguage, RunMessages } from '../runtime/run-messages.ts';
 import type { DefinitionPlace } from './agent-definition-error.ts';
 import type { AnyAgentTool } from './tool.ts';
 

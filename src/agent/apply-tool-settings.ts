@@ -1,6 +1,6 @@
 import { defaultConfirmationCard } from '../mcp/index.ts';
 import type { AnyTool, ConfirmationRequest } from '../runtime/index.ts';
-import { toolJsonSchema } from '../runtime/tool-schema-hash.ts';
+import { toolJsonSchema } from '../runtime/tools/tool-schema-hash.ts';
 import type { CardSettings, ToolSettings } from './agent.ts';
 import { fillTemplate } from './card-template.ts';
 

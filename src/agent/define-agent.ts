@@ -1,7 +1,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { McpConfigError, type McpServerConfig, parseMcpConfig } from '../mcp/index.ts';
-import { LOAD_SKILL_TOOL } from '../runtime/load-skill.ts';
-import { RUN_MESSAGES, type RunMessages } from '../runtime/run-messages.ts';
+import { LOAD_SKILL_TOOL } from '../runtime/agent/load-skill.ts';
+import { RUN_MESSAGES, type RunMessages } from '../runtime/agent/run-messages.ts';
 import {
   AGENT_BRAND,
   type Agent,

@@ -1,4 +1,4 @@
-import { RUN_MESSAGES, type RunMessages } from '../runtime/run-messages.ts';
+import { RUN_MESSAGES, type RunMessages } from '../runtime/agent/run-messages.ts';
 import type { AgentConfig, AgentUi, ToolSettings } from './agent.ts';
 import { AgentDefinitionError, type DefinitionPlace } from './agent-definition-error.ts';
 import { parseJsonWithLines } from './json-with-lines.ts';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ScriptedChatModel } from '../models/index.ts';
+import { RUN_MESSAGES } from '../runtime/agent/run-messages.ts';
 import { type AnyTool, type ToolContext, ToolError, type ToolPolicy } from '../runtime/index.ts';
-import { RUN_MESSAGES } from '../runtime/run-messages.ts';
 import type { AgentConfig } from './agent.ts';
 import { AgentDefinitionError } from './agent-definition-error.ts';
 import { defineAgent } from './define-agent.ts';

@@ -11,7 +11,7 @@ import {
   type RunstreamClient,
 } from '../client/index.ts';
 import type { Block } from '../protocol/index.ts';
-import { RUN_MESSAGES } from '../runtime/run-messages.ts';
+import { RUN_MESSAGES } from '../runtime/agent/run-messages.ts';
 import {
   type ServerProcess,
   type StandbyServerProcess,

@@ -6,7 +6,7 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ScriptedChatModel, type ScriptedTurnInput, textTurn } from '../models/index.ts';
 import type { RunEvent } from '../protocol/index.ts';
-import { RUN_MESSAGES } from '../runtime/run-messages.ts';
+import { RUN_MESSAGES } from '../runtime/agent/run-messages.ts';
 import {
   type FaultServer,
   finishedEvent,

@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { KnowledgeSearch } from '../../../src/agent/search-knowledge-tool.ts';
 import { turnProblems } from '../../../src/models/test-support/turn-problems.ts';
 import { seedCancelOrderEvents } from '../../../src/protocol/test-support/seed-cancel-order.ts';
-import type { AnyTool } from '../../../src/runtime/tool.ts';
+import type { AnyTool } from '../../../src/runtime/tools/tool.ts';
 import { expectGroundedQuotes } from '../test-support/grounded-quotes.ts';
 import { type DrivenTurn, ModelDriver } from '../test-support/model-driver.ts';
 import {

@@ -7,8 +7,8 @@ import type {
   ToolDefinition,
 } from '../../../src/models/chat-model.ts';
 import { turnProblems } from '../../../src/models/test-support/turn-problems.ts';
-import type { Skill } from '../../../src/runtime/skill.ts';
-import type { AnyTool, ConfirmationRequest } from '../../../src/runtime/tool.ts';
+import type { Skill } from '../../../src/runtime/agent/skill.ts';
+import type { AnyTool, ConfirmationRequest } from '../../../src/runtime/tools/tool.ts';
 import { toolContext } from './novashop-fixture.ts';
 
 export interface DrivenTurn {

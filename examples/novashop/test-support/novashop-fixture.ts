@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { KnowledgeBase, SqliteKnowledgeStore } from '../../../src/retrieval/index.ts';
-import type { ToolContext } from '../../../src/runtime/tool.ts';
+import type { ToolContext } from '../../../src/runtime/tools/tool.ts';
 import { seedNovaShop } from '../orders/seed-novashop.ts';
 import { SqliteOrderRepository } from '../orders/sqlite-order-repository.ts';
 import { createNovaShopAnalyzer, ingestNovaShopKnowledge } from './novashop-knowledge.ts';

@@ -71,7 +71,7 @@ export function skillFor(
 
 /**
  * The skills `load_skill` offers: its `name` enum, each with the `name: description` line of its
- * description (`src/runtime/load-skill.ts` writes one line per skill after the first).
+ * description (`src/runtime/agent/load-skill.ts` writes one line per skill after the first).
  */
 export function skillsIn(loadSkill: ToolDefinition): SkillEntry[] {
   const lines = loadSkill.description.split('\n').slice(1);

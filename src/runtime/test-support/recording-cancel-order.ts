@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Tool } from '../tool.ts';
+import type { Tool } from '../tools/tool.ts';
 
 /**
  * A write tool for runtime tests: `cancel_order` with a confirmation card, which records the order

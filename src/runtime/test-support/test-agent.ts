@@ -1,9 +1,9 @@
 import type { ChatModel } from '../../models/index.ts';
-import type { ResolvedAgent } from '../resolved-agent.ts';
-import { type RunMessages, runMessagesFor } from '../run-messages.ts';
-import type { Skill } from '../skill.ts';
-import type { AnyTool } from '../tool.ts';
-import type { ToolPolicy } from '../tool-policy.ts';
+import type { ResolvedAgent } from '../agent/resolved-agent.ts';
+import { type RunMessages, runMessagesFor } from '../agent/run-messages.ts';
+import type { Skill } from '../agent/skill.ts';
+import type { AnyTool } from '../tools/tool.ts';
+import type { ToolPolicy } from '../tools/tool-policy.ts';
 
 /** A `ResolvedAgent` for tests that build a `RunManager` by hand: a model, tools and a prompt. */
 export function testAgent(options: {
