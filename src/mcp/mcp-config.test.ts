@@ -125,6 +125,14 @@ describe('mcpConfigFromEnv', () => {
     );
   });
 
+  it('reads ${NAME:-fallback} as the fallback when NAME is not set, and as NAME when it is', () => {
+    const config = '{"mcpServers":{"a":{"command":"node","env":{"DATA":"${DATA:-}","MODE":"${MODE:-fast}"}}}}';
+    expect(parseMcpConfig(config, 'S', {}).get('a')).toMatchObject({ env: { DATA: '', MODE: 'fast' } });
+    expect(parseMcpConfig(config, 'S', { DATA: '/srv', MODE: 'slow' }).get('a')).toMatchObject({
+      env: { DATA: '/srv', MODE: 'slow' },
+    });
+  });
+
   it('never puts a header or env value in an error', () => {
     const error = errorOf(() =>
       parseMcpConfig(

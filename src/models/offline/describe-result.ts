@@ -14,6 +14,10 @@ const MAX_TEXT = 300;
 export function describeResult(value: unknown, language: OfflineLanguage): string {
   if (isRecord(value)) {
     if (typeof value.message === 'string' && value.message.trim() !== '') return value.message.trim();
+    // An MCP tool's result: its text content is what the server says to a reader; the structured
+    // copy beside it is for programs.
+    if (typeof value.text === 'string' && value.text.trim() !== '' && isMcpResult(value))
+      return clip(value.text.trim());
     const entries = Object.entries(value).filter(([, field]) => field !== undefined);
     if (entries.length === 0)
       return say(language, '操作已完成，没有返回更多信息。', 'Done; nothing more came back.');
@@ -74,4 +78,9 @@ function inline(value: unknown, language: OfflineLanguage): string {
 function clip(text: string): string {
   const characters = Array.from(text.trim());
   return characters.length > MAX_TEXT ? `${characters.slice(0, MAX_TEXT).join('')}…` : characters.join('');
+}
+
+/** `{ text, structuredContent? }` and nothing else: what an MCP tool call gives the model. */
+function isMcpResult(value: Record<string, unknown>): boolean {
+  return Object.keys(value).every((key) => key === 'text' || key === 'structuredContent');
 }
