@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRunstreamClient } from '../client/index.ts';
+import { ScriptedChatModel, textTurn, toolCallTurn } from '../models/index.ts';
 import type { ToolPolicy } from '../runtime/index.ts';
 import { startTestServer, TEST_TOKEN, type TestServer } from './test-support/start-test-server.ts';
 
@@ -35,15 +36,25 @@ async function runSeed(url: string): Promise<{ runId: string; text: string }> {
 }
 
 describe('tool governance', () => {
-  it('denies a tool named in RUNSTREAM_DENY_TOOLS: the model sees why, the audit says denied', async () => {
+  it('keeps a tool named in RUNSTREAM_DENY_TOOLS from the model, and denies a call anyway: the model sees why, the audit says denied', async () => {
     const lines: Record<string, unknown>[] = [];
+    // A model that calls the refused tool all the same (it was never offered).
+    const model = new ScriptedChatModel([
+      toolCallTurn([{ name: 'load_skill', arguments: { name: 'order-change' } }]),
+      toolCallTurn([{ name: 'query_order', arguments: {} }]),
+      textTurn('订单查询在本服务上不可用。'),
+    ]);
     server = await startTestServer({
+      model,
       env: { RUNSTREAM_DENY_TOOLS: 'query_order' },
       log: (line) => lines.push(line),
     });
     const { runId, text } = await runSeed(server.server.url);
     expect(text).toContain('"traceId":"4bf92f3577b34da6a3ce929d0e0e4736"');
     expect(text).toContain('tool_denied');
+    for (const request of model.requests)
+      expect(request.tools?.map((tool) => tool.name) ?? []).not.toContain('query_order');
+    expect(model.requests[0]?.tools?.map((tool) => tool.name)).toContain('search_knowledge');
 
     const audit = await fetch(`${server.server.url}/v1/tool-audit?run_id=${runId}`, {
       headers: { authorization: `Bearer ${TEST_TOKEN}` },
