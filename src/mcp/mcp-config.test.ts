@@ -126,7 +126,8 @@ describe('mcpConfigFromEnv', () => {
   });
 
   it('reads ${NAME:-fallback} as the fallback when NAME is not set, and as NAME when it is', () => {
-    const config = '{"mcpServers":{"a":{"command":"node","env":{"DATA":"${DATA:-}","MODE":"${MODE:-fast}"}}}}';
+    const config =
+      '{"mcpServers":{"a":{"command":"node","env":{"DATA":"${DATA:-}","MODE":"${MODE:-fast}"}}}}';
     expect(parseMcpConfig(config, 'S', {}).get('a')).toMatchObject({ env: { DATA: '', MODE: 'fast' } });
     expect(parseMcpConfig(config, 'S', { DATA: '/srv', MODE: 'slow' }).get('a')).toMatchObject({
       env: { DATA: '/srv', MODE: 'slow' },

@@ -133,14 +133,17 @@ function expandServer(
 ): McpServerConfig {
   // `${NAME}` must be set; `${NAME:-fallback}` reads as the fallback (possibly empty) when it is not.
   const expand = (value: string, field: string) =>
-    value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_match, variable: string, fallback?: string) => {
-      const found = env[variable] ?? fallback;
-      if (found === undefined)
-        throw new McpConfigError(
-          `${source}: mcpServers.${name}.${field} uses \${${variable}}, which is not set in the environment`,
-        );
-      return found;
-    });
+    value.replace(
+      /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g,
+      (_match, variable: string, fallback?: string) => {
+        const found = env[variable] ?? fallback;
+        if (found === undefined)
+          throw new McpConfigError(
+            `${source}: mcpServers.${name}.${field} uses \${${variable}}, which is not set in the environment`,
+          );
+        return found;
+      },
+    );
   const expandRecord = (record: Record<string, string> | undefined, field: string) =>
     record === undefined
       ? undefined
