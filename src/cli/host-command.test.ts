@@ -90,7 +90,7 @@ describe('runstream host', () => {
   });
 
   it('tells the time, through the environment variables', async () => {
-    const { code, stdout } = await host(['what time is it?'], {
+    const { code, stdout } = await host(['what time is it?', '--agent', 'novashop'], {
       env: { RUNSTREAM_URL: testServer.server.url, RUNSTREAM_TOKEN: TEST_TOKEN },
     });
     expect(code).toBe(0);
@@ -206,6 +206,10 @@ describe('runstream host', () => {
     ]);
     expect(code).toBe(1);
     expect(stderr).toMatch(/^runstream: .+\(HTTP 401\)\n$/);
+    // An agent the server does not run: the server's own words, naming the ones it does.
+    const unknown = await host(['what time is it?', ...serverArgs(), '--agent', 'nope']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/nope[\s\S]*novashop[\s\S]*\(HTTP 400\)/);
     const nobody = await host(['what time is it?', '--url', 'http://127.0.0.1:1', '--token', TEST_TOKEN]);
     expect(nobody.code).toBe(1);
     expect(nobody.stderr).toMatch(

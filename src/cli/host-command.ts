@@ -26,12 +26,13 @@ import { UsageError } from './usage-error.ts';
 export { preview } from './host-printer.ts';
 
 export const HOST_USAGE = `Usage:
-  runstream host "<prompt>" [--root <dir>] [--json] [--url http://127.0.0.1:8787] [--token <token>]
+  runstream host "<prompt>" [--agent <id>] [--root <dir>] [--json] [--url http://127.0.0.1:8787] [--token <token>]
 
 A host of the responses API (docs/responses-api.md) in the terminal: it declares two tools it runs
 itself, read_file (a UTF-8 text file inside --root, default the current directory, up to 256 KiB)
 and local_time, then streams the answer. When the model calls them it runs them here, submits
-their results and follows the resumed response to its end. --json prints each event as one JSON
+their results and follows the resumed response to its end. --agent picks one of the server's agents
+(the response's model; default its first). --json prints each event as one JSON
 line instead. Ctrl-C cancels the response (a second Ctrl-C quits). The token defaults to
 $RUNSTREAM_TOKEN, the URL to $RUNSTREAM_URL or http://127.0.0.1:8787. Exit code: 0 completed,
 1 failed or cancelled, 2 called wrongly.`;
@@ -66,6 +67,7 @@ export async function hostCommand(
       url: { type: 'string' },
       token: { type: 'string' },
       root: { type: 'string' },
+      agent: { type: 'string' },
       json: { type: 'boolean', default: false },
     },
   });
@@ -83,7 +85,13 @@ export async function hostCommand(
   const rootStats = await stat(root).catch(() => undefined);
   if (!rootStats?.isDirectory()) throw new UsageError(`--root ${root} is not a directory`, HOST_USAGE);
 
-  const host = new Host({ baseUrl, token, root, printer: createPrinter(values.json === true, io) });
+  const host = new Host({
+    baseUrl,
+    token,
+    root,
+    printer: createPrinter(values.json === true, io),
+    ...(values.agent === undefined ? {} : { agentId: values.agent }),
+  });
   const onInterrupt = () => host.interrupt();
   process.on('SIGINT', onInterrupt);
   try {
@@ -106,6 +114,8 @@ class Host {
   readonly #token: string;
   readonly #root: string;
   readonly #printer: Printer;
+  /** The agent the response runs (its `model`); the server's default when absent. */
+  readonly #agentId: string | undefined;
   #responseId: string | undefined;
   #lastSequence = -1;
   /** Results already computed, by call_id: a retried submission sends the same ones. */
@@ -113,7 +123,8 @@ class Host {
   #interrupts = 0;
   #cancelling = false;
 
-  constructor(options: { baseUrl: string; token: string; root: string; printer: Printer }) {
+  constructor(options: { baseUrl: string; token: string; root: string; printer: Printer; agentId?: string }) {
+    this.#agentId = options.agentId;
     this.#baseUrl = options.baseUrl;
     this.#token = options.token;
     this.#root = options.root;
@@ -124,7 +135,12 @@ class Host {
     let outcome = await this.#exchange(() =>
       this.#fetch('/v1/responses', {
         method: 'POST',
-        body: JSON.stringify({ input: prompt, stream: true, tools: HOST_TOOLS }),
+        body: JSON.stringify({
+          ...(this.#agentId === undefined ? {} : { model: this.#agentId }),
+          input: prompt,
+          stream: true,
+          tools: HOST_TOOLS,
+        }),
       }),
     );
     let reconnects = 0;
