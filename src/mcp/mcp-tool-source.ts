@@ -8,6 +8,8 @@ import { mcpToolNames } from './mcp-tool-name.ts';
 /** The tools of every configured MCP server, and their connections to close on shutdown. */
 export interface McpToolSource {
   tools: AnyTool[];
+  /** The server each tool comes from, by the tool's name here. */
+  serverOf: ReadonlyMap<string, string>;
   connections: readonly McpConnection[];
   close(): Promise<void>;
 }
@@ -69,5 +71,10 @@ export async function openMcpTools(
       ),
     ),
   );
-  return { tools, connections, close: closeAll };
+  const serverOf = new Map<string, string>();
+  connections.forEach((connection, index) => {
+    for (const [position, definition] of (listed[index] ?? []).entries())
+      serverOf.set(names[index]?.[position] ?? definition.name, connection.name);
+  });
+  return { tools, serverOf, connections, close: closeAll };
 }

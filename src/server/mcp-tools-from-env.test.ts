@@ -216,3 +216,35 @@ describe('startServer with a bad MCP configuration', () => {
     await expect(start).rejects.not.toThrow(/sk-hidden/);
   });
 });
+
+describe('a server-wide MCP tool whose name an agent’s own MCP server offers too', () => {
+  it('offers both: the agent’s own under its name, the server-wide one prefixed with its server', async () => {
+    const own = stdioOrderService();
+    const shared = stdioOrderService();
+    const folder = mkdtempSync(join(tmpdir(), 'runstream-own-mcp-'));
+    writeFileSync(join(folder, 'agent.json'), JSON.stringify({ id: 'desk', name: 'Desk' }));
+    writeFileSync(join(folder, 'instructions.md'), '你是客服。\n');
+    writeFileSync(join(folder, 'mcp.json'), JSON.stringify({ mcpServers: { shop: own.config } }));
+    const model = new ScriptedChatModel([textTurn('好的。')]);
+    const test = await startTestServer({
+      model,
+      agentDirectories: [folder],
+      env: { RUNSTREAM_MCP_SERVERS: JSON.stringify({ mcpServers: { central: shared.config } }) },
+    });
+    try {
+      const client = createRunstreamClient({ baseUrl: test.server.url, token: TEST_TOKEN });
+      const { id } = await client.createConversation();
+      await client.sendMessage(id, { text: '你好' }).result();
+      const offered = model.requests[0]?.tools?.map((tool) => tool.name) ?? [];
+      expect(offered).toEqual(
+        expect.arrayContaining(['list_orders', 'central__list_orders', 'cancel_order']),
+      );
+      expect(offered).toContain('central__cancel_order');
+    } finally {
+      await test.close();
+      await own.close();
+      await shared.close();
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+});

@@ -137,9 +137,21 @@ function providerConfigured(env: Readonly<Record<string, string | undefined>>): 
   );
 }
 
-/** The server-wide MCP tools (`RUNSTREAM_MCP_CONFIG`) next to an agent's own; its own win a name. */
+/**
+ * The server-wide MCP tools (`RUNSTREAM_MCP_CONFIG`) next to an agent's own. One whose name an
+ * agent's own tool has (one of its mcp.json servers', say) is offered as `<server>__<tool>`, as any
+ * collision of two sources is; the agent's own keeps its name.
+ */
 function withSharedTools(agent: ResolvedAgent, shared: McpToolSource | undefined): ResolvedAgent {
   if (shared === undefined || shared.tools.length === 0) return agent;
   const names = new Set(agent.tools.map((tool) => tool.name));
-  return { ...agent, tools: [...agent.tools, ...shared.tools.filter((tool) => !names.has(tool.name))] };
+  const added = shared.tools.flatMap((tool) => {
+    if (!names.has(tool.name)) return [tool];
+    const server = shared.serverOf.get(tool.name);
+    const prefixed = `${server}__${tool.name}`;
+    return server === undefined || tool.name.includes('__') || names.has(prefixed)
+      ? []
+      : [{ ...tool, name: prefixed }];
+  });
+  return { ...agent, tools: [...agent.tools, ...added] };
 }
