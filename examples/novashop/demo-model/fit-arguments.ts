@@ -1,3 +1,4 @@
+import { type JsonSchema, resolveJsonSchema as resolveSchema, jsonSchemaType as typeOf } from 'runstream';
 import {
   cityIn,
   directoryTokensIn,
@@ -11,7 +12,6 @@ import {
   urlsIn,
   withoutToolName,
 } from './message-readers.ts';
-import { type JsonSchema, resolveSchema, typeOf } from './resolve-json-schema.ts';
 import { isRecord } from './transcript.ts';
 
 /**
@@ -44,7 +44,7 @@ import { isRecord } from './transcript.ts';
  * right type). Optional ones are filled only when the message gives them; their defaults are left to
  * the tool. Only declared properties are written, so `additionalProperties: false` holds.
  */
-export type { JsonSchema } from './resolve-json-schema.ts';
+export type { JsonSchema } from 'runstream';
 
 export interface FitContext {
   /** The tool's name, left out of free text (`use read_file to read notes.txt` → `read notes.txt`). */

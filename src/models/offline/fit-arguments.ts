@@ -1,4 +1,5 @@
 import { isRecord } from './read-run.ts';
+import { type JsonSchema, resolveSchema, typeOf } from './resolve-json-schema.ts';
 import { foldName, tokensOf } from './text-terms.ts';
 
 /**
@@ -28,8 +29,6 @@ import { foldName, tokensOf } from './text-terms.ts';
  * message is not given to another. `$ref` (local), `anyOf` / `oneOf` (the first branch that is not
  * null) and `allOf` are followed. `minLength` / `maxLength` are honoured.
  */
-
-export type JsonSchema = Record<string, unknown>;
 
 export interface MissingArgument {
   /** `repairId`, or `address.city` for a nested one. */
@@ -460,70 +459,4 @@ function compile(pattern: unknown): RegExp | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** The schema's type: its `type` (the first that is not null), else what its keywords imply. */
-export function typeOf(schema: JsonSchema): string | undefined {
-  if (typeof schema.type === 'string') return schema.type;
-  if (Array.isArray(schema.type)) {
-    const types = schema.type.filter((type): type is string => typeof type === 'string');
-    return types.find((type) => type !== 'null') ?? types[0];
-  }
-  if (isRecord(schema.properties)) return 'object';
-  if ('items' in schema) return 'array';
-  if (Array.isArray(schema.enum) && typeof schema.enum[0] === 'string') return 'string';
-  return undefined;
-}
-
-/** Follow local `$ref`s, take the first branch of `anyOf`/`oneOf` that is not null, merge `allOf`. */
-export function resolveSchema(schema: JsonSchema, root: JsonSchema, depth = 0): JsonSchema {
-  if (depth > 8) return schema;
-  if (typeof schema.$ref === 'string' && schema.$ref.startsWith('#')) {
-    const { $ref, ...rest } = schema;
-    const target = pointer(root, $ref as string);
-    return resolveSchema({ ...(isRecord(target) ? target : {}), ...rest }, root, depth + 1);
-  }
-  const branches = Array.isArray(schema.anyOf)
-    ? schema.anyOf
-    : Array.isArray(schema.oneOf)
-      ? schema.oneOf
-      : undefined;
-  if (branches) {
-    const { anyOf: _anyOf, oneOf: _oneOf, ...rest } = schema;
-    const records = branches.filter(isRecord);
-    const branch = records.find((candidate) => candidate.type !== 'null') ?? records[0];
-    return resolveSchema({ ...(branch ?? {}), ...rest }, root, depth + 1);
-  }
-  if (Array.isArray(schema.allOf)) {
-    const { allOf, ...rest } = schema;
-    let merged: JsonSchema = rest;
-    for (const part of allOf.filter(isRecord)) {
-      const resolved = resolveSchema(part, root, depth + 1);
-      merged = {
-        ...resolved,
-        ...merged,
-        properties: { ...asRecord(resolved.properties), ...asRecord(merged.properties) },
-        required: [...asArray(resolved.required), ...asArray(merged.required)],
-      };
-    }
-    return merged;
-  }
-  return schema;
-}
-
-function pointer(root: JsonSchema, ref: string): unknown {
-  let node: unknown = root;
-  for (const segment of ref.slice(1).split('/').filter(Boolean)) {
-    const key = decodeURIComponent(segment).replaceAll('~1', '/').replaceAll('~0', '~');
-    node = isRecord(node) ? node[key] : undefined;
-  }
-  return node;
-}
-
-function asRecord(value: unknown): Record<string, unknown> {
-  return isRecord(value) ? value : {};
-}
-
-function asArray(value: unknown): unknown[] {
-  return Array.isArray(value) ? value : [];
 }

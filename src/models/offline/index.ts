@@ -3,3 +3,8 @@
  */
 export { OfflineAgentModel, type OfflineAgentModelOptions } from './offline-agent-model.ts';
 export type { OfflineLanguage } from './offline-language.ts';
+export {
+  type JsonSchema,
+  resolveSchema as resolveJsonSchema,
+  typeOf as jsonSchemaType,
+} from './resolve-json-schema.ts';

@@ -1,9 +1,9 @@
-import { isRecord } from './transcript.ts';
+import { isRecord } from './read-run.ts';
 
 /**
- * Reading a tool's JSON Schema as the argument fitter needs it: the type a node stands for, with local
+ * Reading a tool's JSON Schema as an argument fitter needs it: the type a node stands for, with local
  * `$ref`s followed and `anyOf` / `oneOf` / `allOf` flattened. Apart from the fitting itself, which
- * decides what goes in each node.
+ * decides what goes in each node; public (`runstream`), for a model of one's own that fits arguments.
  */
 export type JsonSchema = Record<string, unknown>;
 
