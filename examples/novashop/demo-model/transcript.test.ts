@@ -1,26 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readOutcome, readTranscript } from './transcript.ts';
-
-describe('readOutcome', () => {
-  it.each([
-    ['{"orders":[]}', { kind: 'done', value: { orders: [] } }],
-    ['null', { kind: 'done', value: null }],
-    ['plain text', { kind: 'done', value: 'plain text' }],
-    [
-      '{"error":{"code":"order_shipped","message":"已发货"}}',
-      { kind: 'failed', code: 'order_shipped', message: '已发货' },
-    ],
-    ['{"error":"boom"}', { kind: 'failed', code: 'tool_failed', message: 'boom' }],
-    [
-      '{"rejected":true,"message":"用户拒绝了这个操作，未执行。"}',
-      { kind: 'rejected', message: '用户拒绝了这个操作，未执行。' },
-    ],
-    ['{"status":"rejected"}', { kind: 'rejected', message: '' }],
-    ['{"status":"done","result":{"a":1}}', { kind: 'done', value: { a: 1 } }],
-  ])('%s', (content, outcome) => {
-    expect(readOutcome(content)).toEqual(outcome);
-  });
-});
+import { readTranscript } from './transcript.ts';
 
 describe('readTranscript', () => {
   it("reads this run only: calls after the shopper's last message, with their results", () => {

@@ -1,4 +1,10 @@
-import type { ChatMessage, ChatRequest, ToolDefinition } from 'runstream';
+import {
+  type ChatMessage,
+  type ChatRequest,
+  readToolOutcome as readOutcome,
+  type ToolDefinition,
+  type ToolOutcome,
+} from 'runstream';
 
 /**
  * What the demo model can see of the run so far: the shopper's question, the calls it already made
@@ -10,12 +16,7 @@ import type { ChatMessage, ChatRequest, ToolDefinition } from 'runstream';
  * wrapped as `{"status": "done", "result": …}`), and text that is not JSON counts as a result.
  */
 
-export type ToolOutcome =
-  | { kind: 'done'; value: unknown }
-  | { kind: 'failed'; code: string; message: string }
-  | { kind: 'rejected'; message: string }
-  /** No tool message answers the call (a runtime that did not report it). */
-  | { kind: 'missing' };
+export type { ToolOutcome } from 'runstream';
 
 export interface MadeCall {
   id: string;
@@ -66,36 +67,6 @@ export function readTranscript(request: ChatRequest): Transcript {
     }
   }
   return { question, calls, visibleTools, tools: request.tools ?? [], contents: results };
-}
-
-export function readOutcome(content: string): ToolOutcome {
-  let value: unknown;
-  try {
-    value = JSON.parse(content);
-  } catch {
-    // Not JSON: a tool that answered in plain text; the demo treats the text as the result.
-    return { kind: 'done', value: content };
-  }
-  if (!isRecord(value)) return { kind: 'done', value };
-  const message = typeof value.message === 'string' ? value.message : '';
-  if (value.rejected === true || value.status === 'rejected' || value.decision === 'reject') {
-    return { kind: 'rejected', message: message || (typeof value.note === 'string' ? value.note : '') };
-  }
-  const error = value.error;
-  if (isRecord(error)) {
-    return {
-      kind: 'failed',
-      code: typeof error.code === 'string' ? error.code : 'tool_failed',
-      message: typeof error.message === 'string' ? error.message : message,
-    };
-  }
-  if (typeof error === 'string') return { kind: 'failed', code: 'tool_failed', message: error };
-  if (value.ok === false || value.status === 'failed')
-    return { kind: 'failed', code: 'tool_failed', message };
-  if ('result' in value && (value.status === 'done' || value.ok === true)) {
-    return { kind: 'done', value: value.result };
-  }
-  return { kind: 'done', value };
 }
 
 export function isRecord(value: unknown): value is Record<string, unknown> {

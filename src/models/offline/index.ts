@@ -3,6 +3,7 @@
  */
 export { OfflineAgentModel, type OfflineAgentModelOptions } from './offline-agent-model.ts';
 export type { OfflineLanguage } from './offline-language.ts';
+export { readOutcome as readToolOutcome, type ToolOutcome } from './read-run.ts';
 export {
   type JsonSchema,
   resolveSchema as resolveJsonSchema,

@@ -69,16 +69,25 @@ export function readRun(request: ChatRequest): RunView {
   return { message, previousMessage, calls, tools, summaryTurn };
 }
 
+/**
+ * What a tool message says of its call, however the tool or the host wrote it: the runtime's own
+ * `{"error": {...}}` and `{"rejected": true}`, a host's `{"decision": "reject"}`, a result wrapped as
+ * `{"status": "done", "result": …}`, or plain text (a result). Public (`runstream`): a model of one's
+ * own reads its transcript with it.
+ */
 export function readOutcome(content: string): ToolOutcome {
   let value: unknown;
   try {
     value = JSON.parse(content);
   } catch {
+    // Not JSON: a tool that answered in plain text; the demo treats the text as the result.
     return { kind: 'done', value: content };
   }
   if (!isRecord(value)) return { kind: 'done', value };
   const message = typeof value.message === 'string' ? value.message : '';
-  if (value.rejected === true || value.status === 'rejected') return { kind: 'rejected', message };
+  if (value.rejected === true || value.status === 'rejected' || value.decision === 'reject') {
+    return { kind: 'rejected', message: message || (typeof value.note === 'string' ? value.note : '') };
+  }
   const error = value.error;
   if (isRecord(error)) {
     return {
@@ -88,6 +97,11 @@ export function readOutcome(content: string): ToolOutcome {
     };
   }
   if (typeof error === 'string') return { kind: 'failed', code: 'tool_failed', message: error };
+  if (value.ok === false || value.status === 'failed')
+    return { kind: 'failed', code: 'tool_failed', message };
+  if ('result' in value && (value.status === 'done' || value.ok === true)) {
+    return { kind: 'done', value: value.result };
+  }
   return { kind: 'done', value };
 }
 
