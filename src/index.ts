@@ -73,3 +73,13 @@ export type {
   ToolPolicyDecision,
 } from './runtime/index.ts';
 export { ToolError } from './runtime/index.ts';
+export type { Authenticate, AuthenticatedUser } from './server/create-app.ts';
+export {
+  type CreateRunstreamOptions,
+  createRunstream,
+  type RouteHandlers,
+  type Runstream,
+  type RunstreamBus,
+  type RunstreamStore,
+} from './server/create-runstream.ts';
+export type { KnowledgeHost, OpenedKnowledge } from './server/knowledge-host.ts';

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConflictError, createRunstreamClient, type RunstreamClient } from '../../src/client/index.ts';
+import { DEMO_USER_ID } from '../../src/node/start-server.ts';
 import type { Block, ConfirmBlock, MessageState, ToolBlock } from '../../src/protocol/index.ts';
 import { agentFor, eventsOf, record, runstreamOf } from '../../src/server/ag-ui/test-support/ag-ui-agent.ts';
 import {
@@ -15,7 +16,6 @@ import {
   type UiMessage,
   userMessage,
 } from '../../src/server/ai-sdk/test-support/ai-sdk-client.ts';
-import { DEMO_USER_ID } from '../../src/server/start-server.ts';
 import {
   startTestServer,
   TEST_TOKEN,

@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import type { AnyTool, Skill } from '../runtime/index.ts';
 import { stableStringify, toolJsonSchema } from '../runtime/tools/tool-schema-hash.ts';
+import { sha256Hex } from '../shared/sha256.ts';
 
 /** What a revision is taken over: what the agent is told and what its tools and skills mean. */
 export interface RevisionParts {
@@ -33,5 +33,5 @@ export function agentRevision(parts: RevisionParts): string {
       unlocks: [...skill.unlocksTools].sort(),
     })),
   });
-  return createHash('sha256').update(material).digest('hex').slice(0, 16);
+  return sha256Hex(material).slice(0, 16);
 }

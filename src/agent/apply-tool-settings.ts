@@ -1,4 +1,4 @@
-import { defaultConfirmationCard } from '../mcp/index.ts';
+import { defaultConfirmationCard } from '../mcp/default-confirmation-card.ts';
 import type { AnyTool, ConfirmationRequest } from '../runtime/index.ts';
 import { toolJsonSchema } from '../runtime/tools/tool-schema-hash.ts';
 import type { CardSettings, ToolSettings } from './agent.ts';

@@ -1,4 +1,4 @@
-import { shownValue } from '../mcp/index.ts';
+import { shownValue } from '../mcp/default-confirmation-card.ts';
 
 /** `{serialNumber}`, `{address.city}`: a path into the call's input. */
 const PLACEHOLDER = /\{([A-Za-z_$][\w$-]*(?:\.[\w$-]+)*)\}/g;

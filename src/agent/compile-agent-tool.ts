@@ -1,4 +1,4 @@
-import { defaultConfirmationCard, shownValue } from '../mcp/index.ts';
+import { defaultConfirmationCard, shownValue } from '../mcp/default-confirmation-card.ts';
 import {
   type AnyTool,
   type ConfirmationRequest,

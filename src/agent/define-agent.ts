@@ -1,5 +1,5 @@
 import { isAbsolute, resolve } from 'node:path';
-import { McpConfigError, type McpServerConfig, parseMcpConfig } from '../mcp/index.ts';
+import { McpConfigError, type McpServerConfig, parseMcpConfig } from '../mcp/mcp-config.ts';
 import { LOAD_SKILL_TOOL } from '../runtime/agent/load-skill.ts';
 import { RUN_MESSAGES, type RunMessages } from '../runtime/agent/run-messages.ts';
 import {

@@ -1,4 +1,4 @@
-import { McpConfigError, type McpServerConfig, parseMcpConfig } from '../mcp/index.ts';
+import { McpConfigError, type McpServerConfig, parseMcpConfig } from '../mcp/mcp-config.ts';
 import { AgentDefinitionError, type DefinitionPlace } from './agent-definition-error.ts';
 import { parseJsonWithLines } from './json-with-lines.ts';
 

@@ -1,4 +1,5 @@
-import { McpConfigError, type McpLog, type McpToolSource, openMcpTools } from '../mcp/index.ts';
+import type { McpLog } from '../mcp/mcp-connection.ts';
+import type { McpToolSource } from '../mcp/mcp-tool-source.ts';
 import type { ChatModel } from '../models/index.ts';
 import { LOAD_SKILL_TOOL } from '../runtime/agent/load-skill.ts';
 import type { ResolvedAgent } from '../runtime/agent/resolved-agent.ts';
@@ -118,6 +119,12 @@ async function connectMcpServers(
 ): Promise<McpToolSource | undefined> {
   const servers = Object.entries(agent.mcpServers);
   if (servers.length === 0) return undefined;
+  // Loaded only for an agent that has MCP servers: the client spawns processes and reads files,
+  // which the Web-standard core (`createRunstream`) must not import for agents that need neither.
+  const [{ openMcpTools }, { McpConfigError }] = await Promise.all([
+    import('../mcp/mcp-tool-source.ts'),
+    import('../mcp/mcp-config.ts'),
+  ]);
   try {
     return await openMcpTools(new Map(servers), {
       log: (line) => log({ agentId: agent.id, ...line }),

@@ -1,5 +1,5 @@
 import { isAbsolute, resolve } from 'node:path';
-import { isStdioServer, type McpServerConfig } from '../mcp/index.ts';
+import { isStdioServer, type McpServerConfig } from '../mcp/mcp-config.ts';
 
 /**
  * A server entry with its paths made absolute against the agent's folder, so the folder works from

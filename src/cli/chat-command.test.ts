@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScriptedChatModel, textTurn, toolCallTurn } from '../models/index.ts';
-import type { StartedServer } from '../server/index.ts';
+import type { StartedServer } from '../node/start-server.ts';
 import { startTestServer, type TestServer } from '../server/test-support/start-test-server.ts';
 
 /** `runstream chat` as a person runs it, against the real server with the offline model. */

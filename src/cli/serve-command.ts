@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { type Agent, AgentDefinitionError, loadAgent } from '../agent/index.ts';
-import { StartupError, startServer } from '../server/index.ts';
+import { startServer } from '../node/start-server.ts';
+import { StartupError } from '../server/index.ts';
 import { DEFAULT_WEB_ROOT, ensureWebBuild } from './build-web.ts';
 import { UsageError } from './usage-error.ts';
 

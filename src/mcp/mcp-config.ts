@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 
 /**
@@ -80,7 +79,8 @@ export function mcpConfigFromEnv(
   if (path) {
     source = `RUNSTREAM_MCP_CONFIG (${path})`;
     try {
-      text = readFileSync(path, 'utf8');
+      // Fetched here, not imported: `parseMcpConfig` sits on the Web-standard core's path.
+      text = process.getBuiltinModule('node:fs').readFileSync(path, 'utf8');
     } catch (error) {
       throw new McpConfigError(`${source} cannot be read: ${(error as NodeJS.ErrnoException).code ?? error}`);
     }

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../shared/sha256.ts';
 
 const MAX_NAME_LENGTH = 64;
 const SEPARATOR = '__';
@@ -50,10 +50,7 @@ export function qualifiedMcpToolName(server: string, tool: string, taken: Readon
   const plain = plainName(`${server}${SEPARATOR}${tool}`);
   if (plain.length <= MAX_NAME_LENGTH && !taken.has(plain)) return plain;
   for (let attempt = 0; ; attempt += 1) {
-    const digest = createHash('sha256')
-      .update(`${server}/${tool}${attempt === 0 ? '' : `#${attempt}`}`)
-      .digest('hex')
-      .slice(0, 8);
+    const digest = sha256Hex(`${server}/${tool}${attempt === 0 ? '' : `#${attempt}`}`).slice(0, 8);
     const name = `${plain.slice(0, MAX_NAME_LENGTH - digest.length - 1)}_${digest}`;
     if (!taken.has(name)) return name;
   }

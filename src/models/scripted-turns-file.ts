@@ -1,9 +1,18 @@
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { z } from 'zod';
 import { StepFinishReasonSchema, TokenUsageSchema } from '../protocol/index.ts';
 import type { ChatStreamPart } from './chat-model.ts';
 import { ScriptedChatModel, type ScriptedTurn } from './scripted-chat-model.ts';
+
+/**
+ * Node's file reading, fetched when a script is read rather than imported: the module that picks a
+ * model from the environment sits on the Web-standard core's path, where `node:` imports may not.
+ */
+function readTextFile(path: string): { text: () => string } {
+  const fs = process.getBuiltinModule('node:fs');
+  const file = process.getBuiltinModule('node:path').resolve(path);
+  return { text: () => fs.readFileSync(file, 'utf8') };
+}
+
 import { reasoningDeltas, textDeltas, toolCallParts } from './scripted-turns.ts';
 
 /**
@@ -87,10 +96,10 @@ export class ScriptedTurnsFileError extends Error {
 
 /** The turns of a JSONL script (rules above); relative paths resolve against the working directory. */
 export function loadScriptedTurns(path: string): ScriptedTurn[] {
-  const file = resolve(path);
+  const { text } = readTextFile(path);
   let source: string;
   try {
-    source = readFileSync(file, 'utf8');
+    source = text();
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : String(error);
     throw new ScriptedTurnsFileError(path, undefined, `cannot read the scripted turns (${reason})`);
@@ -201,7 +210,7 @@ function issueOf(error: z.ZodError): string {
 
 function lineOfTurn(path: string, turn: number): number | undefined {
   if (!Number.isInteger(turn) || turn < 1) return undefined;
-  const lines = readFileSync(resolve(path), 'utf8').split(/\r?\n/);
+  const lines = readTextFile(path).text().split(/\r?\n/);
   let seen = 0;
   for (let index = 0; index < lines.length; index += 1) {
     if (lines[index]?.trim() === '') continue;

@@ -3,15 +3,17 @@ import { z } from 'zod';
 import { wireError } from '../protocol/index.ts';
 import type { KnowledgeSources } from '../retrieval/index.ts';
 import type { RunManager, ToolAuditLog } from '../runtime/index.ts';
-import type { ResponseRecords, RunStatus, RunStore, StoredMessage, User } from '../store/index.ts';
-import { registerAgUiRoutes } from './ag-ui/index.ts';
+import type { ResponseRecords } from '../store/response-records.ts';
+import type { RunStatus, RunStore, StoredMessage, User } from '../store/run-store.ts';
+import { agUiFace } from './ag-ui/index.ts';
 import type { AgentCard } from './agent-card.ts';
-import { registerAiSdkRoutes } from './ai-sdk/index.ts';
+import { aiSdkFace } from './ai-sdk/index.ts';
 import { HttpError, toHttpError } from './http-error.ts';
-import { bodyOf } from './node-response-of.ts';
+import { bodyOf, nodeResponseOf } from './node-response-of.ts';
 import { readJsonBody } from './read-json-body.ts';
-import { registerResponsesRoutes } from './responses/responses-routes.ts';
-import { serveWeb } from './serve-web.ts';
+import { responsesFace } from './responses/responses-face.ts';
+import { RunInputService } from './run-input/index.ts';
+import type { FaceContext, ServerFace } from './server-face.ts';
 import { type StreamLogOptions, streamLogOptionsOf, streamRun } from './stream-run.ts';
 import { traceIdOf } from './trace-context.ts';
 import { startRunWithin, type UserLimits } from './user-limits.ts';
@@ -22,8 +24,20 @@ export interface AppOptions {
   /** One line per request; secrets (tokens) never reach it. */
   log?: (line: Record<string, unknown>) => void;
   heartbeatMs?: number;
-  /** Serve the built web UI from this folder (`dist/web`) at `/`, `/c/*` and `/assets/*`; off when absent. */
-  webRoot?: string;
+  /**
+   * Routes outside the API, added last (the standalone server's web UI: `serveWeb`, which reads
+   * files from disk and so stays off the Web-standard core).
+   */
+  mountWeb?: (app: Hono<Env>) => void;
+  /**
+   * Who is asking, from the host app's own login (a session cookie, its JWT, what its middleware
+   * put beside the request): `{ userId }`, or `null` for 401. Replaces the built-in bearer tokens.
+   * `context` is what the adapter passes beside the request (`runstream/node`: `{ incoming,
+   * outgoing }`; a Hono host: whatever it hands to `fetch`).
+   */
+  authenticate?: Authenticate;
+  /** Every route under this prefix (`/support` → `/support/v1/runs/…`); none when absent. */
+  basePath?: string;
   /**
    * `POST /auth/demo-session` issues a fresh token for this user to anyone who asks: for the demo
    * only. Absent, the route is 404; a real deployment issues tokens behind its own login.
@@ -47,7 +61,20 @@ export interface AppOptions {
   limits?: UserLimits;
 }
 
-type Env = { Variables: { user: User; traceId: string } };
+/** Who a request is from, as the host app's login says; `null` is a 401. */
+export type Authenticate<Context = unknown> = (
+  request: Request,
+  context: Context,
+) => AuthenticatedUser | null | undefined | Promise<AuthenticatedUser | null | undefined>;
+
+export interface AuthenticatedUser {
+  /** The host app's own id of the user: their conversations and runs are theirs alone. */
+  userId: string;
+  /** Shown nowhere but the store's user row; the id when absent. */
+  name?: string;
+}
+
+export type Env = { Variables: { user: User; traceId: string } };
 
 const NewConversation = z.object({
   title: z.string().trim().min(1).max(200).optional(),
@@ -68,7 +95,8 @@ const Decision = z.object({ decision: z.enum(['approve', 'reject']), note: z.str
  */
 export function createApp(options: AppOptions): Hono<Env> {
   const { store, runs } = options;
-  const app = new Hono<Env>();
+  const app = new Hono<Env>().basePath(normaliseBasePath(options.basePath));
+  const identify = options.authenticate === undefined ? undefined : knownUsers(store, options.authenticate);
 
   app.use('*', async (context, next) => {
     const started = performance.now();
@@ -98,6 +126,13 @@ export function createApp(options: AppOptions): Hono<Env> {
       return context.json(wireError(http.code, http.message, http.details), http.status as 400, http.headers);
     }
     options.log?.({ level: 'error', message: error instanceof Error ? error.message : String(error) });
+    // Mounted in a Node app (Express, Connect): a failure nobody planned for is its error handler's
+    // business, as every other route's is. The API's own errors above keep their documented shape.
+    const next = (context.env as { next?: unknown } | undefined)?.next;
+    if (typeof next === 'function' && !nodeResponseOf(context)?.headersSent) {
+      next(error);
+      return new Response(null, { headers: { 'x-hono-already-sent': '1' } });
+    }
     return context.json(wireError('internal_error', 'something went wrong on our side'), 500);
   });
 
@@ -118,6 +153,15 @@ export function createApp(options: AppOptions): Hono<Env> {
   }
 
   app.use('/v1/*', async (context, next) => {
+    if (identify !== undefined) {
+      const user = await identify(context.req.raw, context.env);
+      if (user === undefined)
+        throw new HttpError(401, 'unauthorized', 'sign in first: this request carries no known user');
+      context.set('user', user);
+      options.limits?.takeRequest(user.id);
+      await next();
+      return;
+    }
     const header = context.req.header('authorization');
     // EventSource cannot set headers; ?access_token= is the documented alternative for GET streams.
     const token = header?.startsWith('Bearer ')
@@ -321,22 +365,71 @@ export function createApp(options: AppOptions): Hono<Env> {
       return context.json({ data: entries });
     });
 
-  if (options.responses !== undefined)
-    registerResponsesRoutes(app, {
-      store,
-      runs,
-      responses: options.responses.records,
-      ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
-      ...(options.limits === undefined ? {} : { limits: options.limits }),
-    });
-
-  registerAgUiRoutes(app, { store, runs, heartbeatMs: options.heartbeatMs, limits: options.limits });
-  registerAiSdkRoutes(app, { store, runs, heartbeatMs: options.heartbeatMs, limits: options.limits });
+  // The dialects: each mounts its own routes on the same store, runs and input service.
+  const faces: ServerFace[] = [
+    ...(options.responses === undefined ? [] : [responsesFace(options.responses.records)]),
+    agUiFace,
+    aiSdkFace,
+  ];
+  const faceContext: FaceContext = {
+    store,
+    runs,
+    input: new RunInputService({ store, runs, limits: options.limits }),
+    heartbeatMs: options.heartbeatMs,
+  };
+  for (const face of faces) face.mount(app, faceContext);
 
   // Last: `/health`, `/auth` and `/v1` keep their routes, and an unknown one stays a 404 JSON.
-  if (options.webRoot !== undefined) serveWeb(app, options.webRoot);
+  options.mountWeb?.(app);
 
   return app;
+}
+
+/**
+ * `/support`, `support/` and `/support/` all mean `/support`; `''` and `/` mean none. A prefix
+ * with a query, a fragment or `..` is a mistake, not a path.
+ */
+export function normaliseBasePath(basePath: string | undefined): string {
+  const trimmed = (basePath ?? '').trim().replace(/\/+$/, '');
+  if (trimmed === '') return '/';
+  const path = trimmed.startsWith('/') ? trimmed : `/${trimmed}`;
+  if (!/^(\/[A-Za-z0-9._~!$&'()*+,;=:@%-]+)+$/.test(path) || path.split('/').includes('..'))
+    throw new TypeError(`basePath must be a plain path such as "/support", got "${basePath}"`);
+  return path;
+}
+
+/**
+ * The host's `authenticate` with the user rows it implies: a user the host names for the first
+ * time gets one (conversations and runs refer to it), and later requests find it in memory.
+ */
+function knownUsers(
+  store: RunStore,
+  authenticate: Authenticate,
+): (request: Request, context: unknown) => Promise<User | undefined> {
+  const known = new Map<string, User>();
+  return async (request, context) => {
+    const identity = await authenticate(request, context);
+    if (identity === null || identity === undefined) return undefined;
+    const id = identity.userId;
+    if (typeof id !== 'string' || id === '' || id.length > 200)
+      throw new TypeError(
+        'authenticate() must return { userId } with a non-empty string id of at most 200 characters',
+      );
+    const cached = known.get(id);
+    if (cached !== undefined) return cached;
+    let user = await store.getUser(id);
+    if (user === undefined) {
+      // Two first requests of one user may race: the loser reads the winner's row.
+      user = await store.createUser(identity.name ?? id, { id }).catch(async (error: unknown) => {
+        const existing = await store.getUser(id);
+        if (existing === undefined) throw error;
+        return existing;
+      });
+    }
+    if (known.size >= 10_000) known.delete(known.keys().next().value as string);
+    known.set(id, user);
+    return user;
+  };
 }
 
 async function ownedConversation(store: RunStore, userId: string, id: string) {

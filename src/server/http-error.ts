@@ -1,5 +1,5 @@
 import { RUN_MESSAGES, RunError } from '../runtime/index.ts';
-import { RunStoreError } from '../store/index.ts';
+import { RunStoreError } from '../store/run-store-error.ts';
 
 /** An error that becomes `{"error": {"code", "message", …}}` with an HTTP status, before any stream. */
 export class HttpError extends Error {

@@ -1,12 +1,14 @@
-import { readFileSync } from 'node:fs';
-import type { Database } from 'better-sqlite3';
-import { type Agent, AgentDefinitionError, resolveAgent } from '../agent/index.ts';
-import type { McpToolSource } from '../mcp/index.ts';
-import { type ChatModel, createChatModelFromEnv, OfflineAgentModel } from '../models/index.ts';
-import { type KnowledgeSources, openKnowledgeBase } from '../retrieval/index.ts';
-import { createTextAnalyzer } from '../retrieval/text/index.ts';
-import type { ResolvedAgent } from '../runtime/index.ts';
+import type { Agent } from '../agent/agent.ts';
+import { AgentDefinitionError } from '../agent/agent-definition-error.ts';
+import { resolveAgent } from '../agent/resolve-agent.ts';
+import type { McpToolSource } from '../mcp/mcp-tool-source.ts';
+import type { ChatModel } from '../models/chat-model.ts';
+import { createChatModelFromEnv } from '../models/create-chat-model-from-env.ts';
+import { OfflineAgentModel } from '../models/offline/offline-agent-model.ts';
+import type { KnowledgeSources } from '../retrieval/knowledge-sources.ts';
+import type { ResolvedAgent } from '../runtime/agent/resolved-agent.ts';
 import type { AgentCard } from './agent-card.ts';
+import type { KnowledgeHost } from './knowledge-host.ts';
 import { StartupError } from './startup-error.ts';
 
 /** The agents a server runs, ready: resolved for the runtime, their cards and their documents. */
@@ -19,7 +21,8 @@ export interface OpenedAgents {
 }
 
 export interface OpenAgentsOptions {
-  database: Database;
+  /** Where agents with `knowledge` get it from; an agent with knowledge and no host cannot start. */
+  knowledge?: KnowledgeHost;
   env: Readonly<Record<string, string | undefined>>;
   log: (line: Record<string, unknown>) => void;
   /** The model of every agent that brings none: the caller's, else the environment's. */
@@ -90,29 +93,11 @@ function cardOf(agent: Agent): AgentCard {
 }
 
 async function openAgentKnowledge(agent: Agent, options: OpenAgentsOptions) {
-  const knowledge = agent.knowledge;
-  if (knowledge === undefined) return undefined;
-  let synonyms = '';
-  if (knowledge.synonyms !== undefined) {
-    try {
-      synonyms = readFileSync(knowledge.synonyms, 'utf8');
-    } catch (error) {
-      throw new StartupError(
-        `${knowledge.synonyms}: cannot read the synonym table (${(error as Error).message})`,
-      );
-    }
-  }
-  const base = await openKnowledgeBase(options.database, options.env, {
-    namespace: agent.id,
-    analyzer: createTextAnalyzer(synonyms === '' ? {} : { synonyms }),
-  });
-  const summary = await base.ingest([...knowledge.dirs], { baseDirectory: agent.directory });
-  options.log({ level: 'info', message: 'knowledge ready', agent: agent.id, ...summaryLine(summary) });
-  return base;
-}
-
-function summaryLine(summary: unknown): Record<string, unknown> {
-  return summary !== null && typeof summary === 'object' ? { ...(summary as Record<string, unknown>) } : {};
+  if (options.knowledge === undefined)
+    throw new StartupError(
+      `the agent ${agent.id} has knowledge but nothing keeps knowledge bases here: use sqliteStore() from runstream/node, or pass knowledge: sqliteKnowledge(file)`,
+    );
+  return options.knowledge.open(agent, options.log);
 }
 
 /**

@@ -25,15 +25,23 @@ export async function readJsonBody<T>(
   const { request, incoming } = source;
   const declared = Number(request.headers.get('content-length') ?? '0');
   if (declared > maxBytes) throw tooLarge(maxBytes);
-  const text =
-    incoming !== undefined && !incoming.readableDidRead
-      ? await readNodeBody(incoming, maxBytes)
-      : await readWebBody(request, maxBytes);
+  const parsedByHost = incoming === undefined ? undefined : hostParsedBody(incoming);
   let value: unknown;
-  try {
-    value = text.trim() === '' ? {} : JSON.parse(text);
-  } catch {
-    throw new HttpError(400, 'invalid_json', 'the body is not valid JSON');
+  if (parsedByHost !== undefined && typeof parsedByHost === 'object' && !isBytes(parsedByHost)) {
+    // The host app's body parser (`express.json()`, Fastify's) read it already: its limits applied.
+    value = parsedByHost;
+  } else {
+    const text =
+      parsedByHost !== undefined
+        ? bodyText(parsedByHost, maxBytes)
+        : incoming !== undefined && !incoming.readableDidRead
+          ? await readNodeBody(incoming, maxBytes)
+          : await readWebBody(request, maxBytes);
+    try {
+      value = text.trim() === '' ? {} : JSON.parse(text);
+    } catch {
+      throw new HttpError(400, 'invalid_json', 'the body is not valid JSON');
+    }
   }
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
@@ -119,6 +127,36 @@ function readNodeBody(incoming: IncomingMessage, maxBytes: number): Promise<stri
     incoming.on('error', onError);
     incoming.on('close', onClose);
   });
+}
+
+/**
+ * The body a host app's middleware already consumed and left on the request (`req.body`, as
+ * Express's and Connect's body parsers do); `undefined` when nobody read the stream.
+ */
+function hostParsedBody(incoming: IncomingMessage): unknown {
+  if (!incoming.readableDidRead) return undefined;
+  return (incoming as IncomingMessage & { body?: unknown }).body;
+}
+
+function isBytes(value: unknown): value is Uint8Array {
+  return value instanceof Uint8Array;
+}
+
+/** A body a host parser kept as text (`express.text()`) or bytes (`express.raw()`). */
+function bodyText(body: unknown, maxBytes: number): string {
+  if (typeof body === 'string') {
+    if (body.length > maxBytes) throw tooLarge(maxBytes);
+    return body;
+  }
+  if (isBytes(body)) {
+    if (body.byteLength > maxBytes) throw tooLarge(maxBytes);
+    try {
+      return new TextDecoder('utf-8', { fatal: true }).decode(body);
+    } catch {
+      throw new HttpError(400, 'invalid_json', 'the body is not UTF-8 text');
+    }
+  }
+  return JSON.stringify(body);
 }
 
 function tooLarge(maxBytes: number): HttpError {

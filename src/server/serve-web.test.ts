@@ -10,7 +10,12 @@ import { RunManager } from '../runtime/index.ts';
 import { testAgent } from '../runtime/test-support/test-agent.ts';
 import { MemoryRunStore } from '../store/index.ts';
 import { type AppOptions, createApp } from './create-app.ts';
-import { WEB_CONTENT_SECURITY_POLICY } from './serve-web.ts';
+import {
+  frameAncestorsFromEnv,
+  type ServeWebOptions,
+  serveWeb,
+  WEB_CONTENT_SECURITY_POLICY,
+} from './serve-web.ts';
 
 const INDEX =
   '<!doctype html><html><head><script type="module" src="/assets/index-Ab12.js"></script></head></html>';
@@ -45,7 +50,10 @@ afterEach(async () => {
   rmSync(directory, { recursive: true, force: true });
 });
 
-async function start(options: Partial<AppOptions> = {}): Promise<void> {
+async function start(
+  options: Partial<AppOptions> & { webRoot?: string; web?: ServeWebOptions } = {},
+): Promise<void> {
+  const { webRoot: root, web, ...appOptions } = options;
   const store = new MemoryRunStore();
   token = await store.issueToken((await store.createUser('alice')).id);
   const runs = new RunManager({
@@ -55,7 +63,12 @@ async function start(options: Partial<AppOptions> = {}): Promise<void> {
     store,
   });
   const server = serve({
-    fetch: createApp({ store, runs, ...options }).fetch,
+    fetch: createApp({
+      store,
+      runs,
+      ...appOptions,
+      ...(root === undefined ? {} : { mountWeb: (app) => serveWeb(app, root, web) }),
+    }).fetch,
     port: 0,
     hostname: '127.0.0.1',
   });
@@ -223,5 +236,33 @@ describe('the web UI, served from webRoot', () => {
       expect([path, response.status]).toEqual([path, 404]);
       expect(await errorCode(response)).toBe('not_found');
     }
+  });
+});
+
+describe('framing the page (RUNSTREAM_FRAME_ANCESTORS)', () => {
+  it('lets exactly the allowed origins frame the page, and nobody by default', async () => {
+    const allowed = frameAncestorsFromEnv({
+      RUNSTREAM_FRAME_ANCESTORS: "https://shop.example.com, https://*.example.org:8443 'self'",
+    });
+    await start({ webRoot, web: { frameAncestors: allowed } });
+    const policy = (await fetch(`${baseUrl}/`)).headers.get('content-security-policy') ?? '';
+    expect(policy).toContain("frame-ancestors https://shop.example.com https://*.example.org:8443 'self';");
+    expect(policy).not.toContain("frame-ancestors 'none'");
+    expect(policy.replace(/frame-ancestors [^;]+/, "frame-ancestors 'none'")).toBe(CSP);
+  });
+
+  it("reads empty and 'none' as nobody, and refuses what is not an origin", () => {
+    expect(frameAncestorsFromEnv({})).toEqual([]);
+    expect(frameAncestorsFromEnv({ RUNSTREAM_FRAME_ANCESTORS: " 'none' " })).toEqual([]);
+    for (const value of [
+      '*',
+      'https:',
+      'https://shop.example.com/path',
+      "'unsafe-inline'",
+      'javascript:alert(1)',
+    ])
+      expect(() => frameAncestorsFromEnv({ RUNSTREAM_FRAME_ANCESTORS: value }), value).toThrow(
+        /RUNSTREAM_FRAME_ANCESTORS/,
+      );
   });
 });

@@ -4,19 +4,52 @@ import { extname, resolve, sep } from 'node:path';
 import type { Context, Env, Hono } from 'hono';
 import { HttpError } from './http-error.ts';
 
-/** The page loads only its own bundled files and talks only to this server. */
-export const WEB_CONTENT_SECURITY_POLICY = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "font-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "frame-ancestors 'none'",
-  "form-action 'self'",
-].join('; ');
+/** The page loads only its own bundled files and talks only to this server; nobody frames it. */
+export const WEB_CONTENT_SECURITY_POLICY = webContentSecurityPolicy([]);
+
+/**
+ * The page's Content-Security-Policy: its own files only, and framed by exactly the origins an
+ * operator allows (`RUNSTREAM_FRAME_ANCESTORS`), else by nobody (`'none'`).
+ */
+export function webContentSecurityPolicy(frameAncestors: readonly string[]): string {
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "connect-src 'self'",
+    "font-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    `frame-ancestors ${frameAncestors.length === 0 ? "'none'" : frameAncestors.join(' ')}`,
+    "form-action 'self'",
+  ].join('; ');
+}
+
+/** One allowed framer: `'self'`, or an http(s) origin whose leftmost label may be `*`. */
+const FRAME_ANCESTOR = /^(?:'self'|https?:\/\/(?:\*\.)?[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*(?::\d{1,5})?)$/;
+
+/**
+ * `RUNSTREAM_FRAME_ANCESTORS`: origins separated by spaces or commas (`https://shop.example.com
+ * https://*.example.com 'self'`); empty or `'none'` means nobody. Anything else (a path, a
+ * scheme-only source, a quote left open) is refused: a typo must not open the page to every site.
+ */
+export function frameAncestorsFromEnv(env: Readonly<Record<string, string | undefined>>): string[] {
+  const value = env.RUNSTREAM_FRAME_ANCESTORS?.trim() ?? '';
+  if (value === '' || value === "'none'") return [];
+  const origins = value.split(/[\s,]+/).filter((origin) => origin !== '');
+  for (const origin of origins)
+    if (!FRAME_ANCESTOR.test(origin))
+      throw new Error(
+        `RUNSTREAM_FRAME_ANCESTORS: "${origin}" is not an origin such as https://shop.example.com, https://*.example.com or 'self'`,
+      );
+  return [...new Set(origins)];
+}
+
+export interface ServeWebOptions {
+  /** Origins that may frame the page (see `frameAncestorsFromEnv`); none when absent. */
+  frameAncestors?: readonly string[];
+}
 
 /** Hashed file names under /assets never change content. */
 const IMMUTABLE = 'public, max-age=31536000, immutable';
@@ -57,8 +90,9 @@ const SAFE_SEGMENT = /^[A-Za-z0-9_-][A-Za-z0-9_.@-]*$/;
  * segment by segment and resolved inside the root; anything else is the usual 404 JSON. HTML carries a
  * strict Content-Security-Policy. Register it after the API routes: `/health` and `/v1` keep theirs.
  */
-export function serveWeb<E extends Env>(app: Hono<E>, webRoot: string): void {
+export function serveWeb<E extends Env>(app: Hono<E>, webRoot: string, options: ServeWebOptions = {}): void {
   const root = resolve(webRoot);
+  const policy = webContentSecurityPolicy(options.frameAncestors ?? []);
   const index = resolve(root, 'index.html');
 
   const page = async (context: Context<E>) => {
@@ -69,7 +103,7 @@ export function serveWeb<E extends Env>(app: Hono<E>, webRoot: string): void {
         'web_ui_not_built',
         'the web UI is not built yet: run `npm run build:web`, then reload',
       );
-    return send(context, index, found, 'no-cache');
+    return send(context, index, found, 'no-cache', policy);
   };
   app.get('/', page);
   app.get('/index.html', page);
@@ -123,7 +157,13 @@ async function fileAt(file: string): Promise<Stats | undefined> {
   return info?.isFile() ? info : undefined;
 }
 
-async function send(context: Context, file: string, info: Stats, cacheControl: string): Promise<Response> {
+async function send(
+  context: Context,
+  file: string,
+  info: Stats,
+  cacheControl: string,
+  policy = WEB_CONTENT_SECURITY_POLICY,
+): Promise<Response> {
   const type = CONTENT_TYPES[extname(file).toLowerCase()] ?? 'application/octet-stream';
   const etag = `W/"${info.size.toString(16)}-${Math.floor(info.mtimeMs).toString(16)}"`;
   const headers: Record<string, string> = {
@@ -134,7 +174,7 @@ async function send(context: Context, file: string, info: Stats, cacheControl: s
     'x-content-type-options': 'nosniff',
   };
   if (type.startsWith('text/html')) {
-    headers['content-security-policy'] = WEB_CONTENT_SECURITY_POLICY;
+    headers['content-security-policy'] = policy;
     headers['referrer-policy'] = 'no-referrer';
   }
   const ifNoneMatch = context.req.header('if-none-match');

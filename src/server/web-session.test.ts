@@ -5,11 +5,11 @@ import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ScriptedChatModel } from '../models/index.ts';
+import { demoLoginFromEnv } from '../node/start-server.ts';
 import { RunManager } from '../runtime/index.ts';
 import { testAgent } from '../runtime/test-support/test-agent.ts';
 import { MemoryRunStore } from '../store/index.ts';
 import { createApp } from './create-app.ts';
-import { demoLoginFromEnv } from './start-server.ts';
 import { startTestServer, TEST_TOKEN, type TestServer } from './test-support/start-test-server.ts';
 
 const cleanups: (() => Promise<void> | void)[] = [];

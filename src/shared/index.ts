@@ -8,4 +8,5 @@ export * from './redact-secrets.ts';
 export * from './redact-url.ts';
 export * from './retry-after.ts';
 export * from './server-error-message.ts';
+export * from './sha256.ts';
 export * from './sleep.ts';

@@ -1,5 +1,3 @@
-import { randomUUID } from 'node:crypto';
-
 export type IdPrefix = 'usr' | 'conv' | 'msg' | 'run';
 
 /**
@@ -7,5 +5,6 @@ export type IdPrefix = 'usr' | 'conv' | 'msg' | 'run';
  * double click selects the whole id in a terminal or a log line.
  */
 export function createId(prefix: IdPrefix): string {
-  return `${prefix}_${randomUUID().replaceAll('-', '')}`;
+  // The global Web Crypto (Node ≥ 19, browsers, workers): the store's ids are made on the Web-standard path too.
+  return `${prefix}_${crypto.randomUUID().replaceAll('-', '')}`;
 }

@@ -91,7 +91,7 @@ export type NewRun = Omit<
 export interface NewConversationOptions {
   /**
    * For callers that derive the id from a key of their own (a dialect's thread id, see
-   * `src/server/dialect-conversation.ts`); a taken id is `already_exists`.
+   * `src/server/run-input/dialect-conversation.ts`); a taken id is `already_exists`.
    */
   id?: string;
   /** The agent the conversation belongs to; default `''`, the server's default agent. */

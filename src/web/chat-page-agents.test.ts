@@ -13,6 +13,7 @@ import { RunManager } from '../runtime/index.ts';
 import { testAgent } from '../runtime/test-support/test-agent.ts';
 import type { AgentCard } from '../server/agent-card.ts';
 import { createApp } from '../server/create-app.ts';
+import { serveWeb } from '../server/serve-web.ts';
 import { openDatabase, SqliteRunStore } from '../store/index.ts';
 import { launchChromium, saveScreenshot } from './test-support/browser.ts';
 import { waitForLastMessageStatus } from './test-support/chat-page-fixture.ts';
@@ -81,7 +82,7 @@ beforeAll(async () => {
       runs,
       agents: [SHOP, REPAIR],
       sources: (agentId) => sources.get(agentId),
-      webRoot: DEFAULT_WEB_ROOT,
+      mountWeb: (app) => serveWeb(app, DEFAULT_WEB_ROOT),
       demoSession: { userId: user.id },
     }).fetch,
     port: 0,

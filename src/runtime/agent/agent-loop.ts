@@ -1,5 +1,5 @@
-import type { ChatMessage, ToolCallRequest } from '../../models/index.ts';
-import { ModelError } from '../../models/index.ts';
+import type { ChatMessage, ToolCallRequest } from '../../models/chat-model.ts';
+import { ModelError } from '../../models/chat-model.ts';
 import type { PendingCall } from '../../protocol/index.ts';
 import type { HostToolResult } from '../../store/index.ts';
 import { RunBlocks } from '../log/run-blocks.ts';

@@ -2,7 +2,7 @@ import { HttpAgent } from '@ag-ui/client';
 import { describe, expect, it } from 'vitest';
 import type { RunEventDraft } from '../../protocol/index.ts';
 import { RunLog } from '../../runtime/index.ts';
-import { agUiFace, agUiStreamFace, encodeAgUiEvents, runStartedEvent } from './ag-ui-face.ts';
+import { agUiLogFace, agUiStreamFace, encodeAgUiEvents, runStartedEvent } from './ag-ui-log-face.ts';
 import { parseAgUiSse, record } from './test-support/ag-ui-agent.ts';
 
 /** The AG-UI face of hand-made logs, checked by the real client's pipeline (parse, validate, verify). */
@@ -133,7 +133,7 @@ function logOf(
 
 /** What a stream of the face writes after `afterSeq`, through `throughSeq`. */
 function written(log: RunLog, afterSeq: number, throughSeq = log.lastSeq): string {
-  const face = agUiFace(log);
+  const face = agUiLogFace(log);
   const stream = agUiStreamFace(face, context);
   let text = encodeAgUiEvents([runStartedEvent(log, context)], undefined);
   if (afterSeq < face.preambleSeq && face.preamble !== null)
@@ -161,11 +161,11 @@ async function throughClient(text: string, initialMessages: HttpAgent['messages'
 describe('the AG-UI face of a run log', () => {
   it('maps each event once, to the same frames whether the face existed from the start or began late', () => {
     const early = new RunLog('run_1', { now: () => 1_000 });
-    agUiFace(early);
+    agUiLogFace(early);
     for (const draft of [...UNTIL_PAUSE, ...AFTER_APPROVAL]) early.append(structuredClone(draft));
     const late = logOf([...UNTIL_PAUSE, ...AFTER_APPROVAL]);
     expect(written(late, 0)).toBe(written(early, 0));
-    expect(agUiFace(late).mapper.events.endings).toEqual([UNTIL_PAUSE.length, late.lastSeq]);
+    expect(agUiLogFace(late).mapper.events.endings).toEqual([UNTIL_PAUSE.length, late.lastSeq]);
   });
 
   it('writes stretches the client verifies: the interrupt, then the approved write’s result', async () => {
@@ -225,7 +225,7 @@ describe('the AG-UI face of a run log', () => {
     const paused = logOf(UNTIL_PAUSE).message();
     // A copy built from the persisted message (a restart, another instance), then resumed.
     const log = new RunLog('run_1', { now: () => 1_000, initial: paused });
-    const face = agUiFace(log);
+    const face = agUiLogFace(log);
     expect(face.preambleSeq).toBe(UNTIL_PAUSE.length);
     for (const draft of AFTER_APPROVAL) log.append(structuredClone(draft));
 

@@ -24,7 +24,7 @@ export interface RunstreamState {
 /**
  * How one AG-UI run ends at a stretch end of the native run (`run.paused`, `run.finished`). AG-UI's
  * `RUN_STARTED` and `RUN_FINISHED` carry the client's own `threadId`/`runId`, which the log does not
- * know, so the face records what ended and each stream writes it with its ids (see `ag-ui-face.ts`).
+ * know, so the face records what ended and each stream writes it with its ids (see `ag-ui-log-face.ts`).
  */
 export type AgUiTerminal = (
   | { outcome: 'success'; pendingToolCallIds: string[]; state: RunstreamState }

@@ -5,12 +5,12 @@ import { endsStream, SSE_HEARTBEAT, SSE_PRELUDE, type StreamLogOptions, streamLo
 import {
   type AgUiFaceMapper,
   type AgUiStreamContext,
-  agUiFace,
+  agUiLogFace,
   agUiStreamFace,
   encodeAgUiEvents,
   runStartedEvent,
   terminalEvents,
-} from './ag-ui-face.ts';
+} from './ag-ui-log-face.ts';
 
 const CONTENT_TYPE = `${SSE_CONTENT_TYPE}; charset=utf-8`;
 const decoder = new TextDecoder();
@@ -65,7 +65,7 @@ export function streamAgUi(
   context: AgUiStreamContext,
   options: StreamLogOptions = {},
 ): Response {
-  const face = agUiFace(log);
+  const face = agUiLogFace(log);
   const streamFace = agUiStreamFace(face, context);
   const begin = beginning(log, face, afterSeq, context);
   if (begin.ended) return finished(log, begin.text, options);
@@ -102,7 +102,7 @@ export function reconnectAgUi(
   context: AgUiStreamContext,
   options: StreamLogOptions = {},
 ): Response {
-  const face = agUiFace(log);
+  const face = agUiLogFace(log);
   const { endings } = face.mapper.events;
   const after = Math.min(lastEventId ?? latestStretchStart(log, endings), log.lastSeq);
   const end = endings.find((seq) => seq > after);

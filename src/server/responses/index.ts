@@ -6,6 +6,6 @@ export * from './plain-stretch.ts';
 export * from './response-context.ts';
 export * from './response-object.ts';
 export * from './responses-event-mapper.ts';
+export * from './responses-face.ts';
 export * from './responses-mode.ts';
-export * from './responses-routes.ts';
 export * from './stream-response.ts';

@@ -1,6 +1,4 @@
 import type { ResolvedAgent, RunManager } from '../../runtime/index.ts';
-import type { ResponseRecord, RunStore } from '../../store/index.ts';
-import { agentMismatch } from '../dialect-conversation.ts';
 import { HttpError } from '../http-error.ts';
 
 /**
@@ -23,22 +21,4 @@ export function agentOfModel(
     `The model ${JSON.stringify(model)} does not exist here: model names the agent to talk to, one of ${served.join(', ')} (or leave it out for ${served[0] ?? 'the default'})`,
     { type: 'invalid_request_error', param: 'model', models: served },
   );
-}
-
-/**
- * The agent of a response's conversation, for a request that continues it (`previous_response_id`,
- * or outputs and approvals that answer it): a chain keeps its agent, so a `named` agent that is not
- * that one is `agent_mismatch` (400).
- */
-export async function agentOfResponse(
-  store: RunStore,
-  runs: Pick<RunManager, 'agent'>,
-  record: ResponseRecord,
-  named: ResolvedAgent | undefined,
-): Promise<ResolvedAgent> {
-  // Conversations made before agents had ids say `''`: the default agent's.
-  const own = runs.agent((await store.getConversation(record.conversationId))?.agentId);
-  if (named !== undefined && named.id !== own.id)
-    throw agentMismatch(own.id, named.id, { type: 'invalid_request_error', param: 'model' });
-  return own;
 }

@@ -1,7 +1,7 @@
-import type { ServerResponse } from 'node:http';
-import { RunError, type RunLog, type RunManager } from '../../runtime/index.ts';
+import type { RunLog, RunManager } from '../../runtime/index.ts';
 import type { ResponseRecord, RunStore, User } from '../../store/index.ts';
 import { HttpError } from '../http-error.ts';
+import type { RunInputService } from '../run-input/index.ts';
 import type { StreamLogOptions } from '../stream-run.ts';
 import type { InputHistory } from './input-history.ts';
 import { parseItemId } from './plain-items.ts';
@@ -16,7 +16,8 @@ import { responseObjectOf, streamResponse } from './stream-response.ts';
 export interface HttpContext {
   traceId: string;
   accept: string | undefined;
-  outgoing: ServerResponse | undefined;
+  /** How its streams are written (`streamLogOptionsOf`). */
+  streaming: StreamLogOptions;
 }
 
 export type ToolResultInput = { call_id: string; output?: Parameters<typeof outputText>[0]; error?: string };
@@ -24,7 +25,7 @@ export type ToolResultInput = { call_id: string; output?: Parameters<typeof outp
 export interface ResponseAnswersOptions {
   store: RunStore;
   runs: RunManager;
-  streamOptions: (traceId: string, outgoing: ServerResponse | undefined) => StreamLogOptions;
+  input: RunInputService;
 }
 
 /**
@@ -32,7 +33,7 @@ export interface ResponseAnswersOptions {
  * either shape: the routes decide which response it answers, these write what comes back.
  */
 export function responseAnswers(options: ResponseAnswersOptions) {
-  const { store, runs, streamOptions } = options;
+  const { store, runs, input } = options;
 
   /**
    * Answer with the continuation of a response an answer resumed (or not): in the extension shape
@@ -63,7 +64,7 @@ export function responseAnswers(options: ResponseAnswersOptions) {
         const stretch = mapper.stretchAfter(before) ?? mapper.last;
         return Response.json(stretch === null ? null : mapper.response(stretch), { headers });
       }
-      return streamPlainFrom(log, context, before, http.accept, streamOptions(http.traceId, http.outgoing));
+      return streamPlainFrom(log, context, before, http.accept, http.streaming);
     }
     if (!resumed) {
       // Other calls of the same turn are still unanswered: the response keeps waiting.
@@ -73,13 +74,7 @@ export function responseAnswers(options: ResponseAnswersOptions) {
       await runs.settled(record.id);
       return Response.json(responseObjectOf(log, context), { headers });
     }
-    return streamResponse(
-      log,
-      context,
-      { afterNativeSeq: before },
-      http.accept,
-      streamOptions(http.traceId, http.outgoing),
-    );
+    return streamResponse(log, context, { afterNativeSeq: before }, http.accept, http.streaming);
   }
 
   /** Submit host results to a waiting response and answer with its continuation. */
@@ -103,15 +98,21 @@ export function responseAnswers(options: ResponseAnswersOptions) {
           `no tool output found for function call ${missing.map((call) => call.toolCallId).join(', ')}`,
         );
     }
-    const before = (await runs.logOf(user.id, record.id)).lastSeq;
-    const { log, resumed } = await runs.submitToolResults(
+    // The response is named by id: every output goes to the runtime, which refuses those for calls
+    // that do not wait and takes one it already has as a no-op.
+    const {
+      log,
+      afterSeq: before,
+      resumed,
+    } = await input.submit(
       user.id,
-      record.id,
+      await input.runOf(user.id, record.id),
       results.map((result) =>
         result.error !== undefined
           ? { toolCallId: result.call_id, error: result.error }
           : { toolCallId: result.call_id, output: outputText(result.output ?? '') },
       ),
+      { coverage: 'as-sent' },
     );
     if (mode === 'extension') return continuation(mode, record, log, before, resumed, stream, http);
     // Plain: a concurrent request may have resumed it with the same outputs; otherwise they were
@@ -145,23 +146,20 @@ export function responseAnswers(options: ResponseAnswersOptions) {
           `no mcp_approval_response found for the approval of ${missing.map((call) => call.name).join(', ')}`,
         );
     }
-    const before = (await runs.logOf(user.id, record.id)).lastSeq;
-    let log: RunLog | undefined;
-    for (const decision of decisions) {
-      const wanted = decision.approve ? 'approve' : 'reject';
-      try {
-        log = await runs.decide(user.id, record.id, decision.toolCallId, wanted);
-      } catch (error) {
-        // The same decision again (a retried request): the response it began is the answer.
-        const first = (error as RunError).details?.decision as { decision?: string } | undefined;
-        const retried =
-          error instanceof RunError && error.code === 'decision_conflict' && first?.decision === wanted;
-        if (!retried || mode === 'extension') throw error;
-        return answerDuplicate(user, mode, record, decision.toolCallId, stream, http);
-      }
-    }
-    const current = log ?? (await runs.logOf(user.id, record.id));
-    return continuation(mode, record, current, before, resumedAfter(current, before), stream, http);
+    const decided = await input.decide(
+      user.id,
+      await input.runOf(user.id, record.id),
+      decisions.map((decision) => ({
+        toolCallId: decision.toolCallId,
+        decision: decision.approve ? 'approve' : 'reject',
+      })),
+      // The same decision again (a retried request): in the plain shape the response it began is the answer.
+      { coverage: 'as-sent', retries: mode === 'plain' ? 'report' : 'refuse' },
+    );
+    if (decided.retried !== undefined)
+      return answerDuplicate(user, mode, record, decided.retried, stream, http);
+    const { log, afterSeq: before } = decided;
+    return continuation(mode, record, log, before, resumedAfter(log, before), stream, http);
   }
 
   /** The approvals of a request that names its response, as decisions on its confirmations. */
@@ -206,14 +204,7 @@ export function responseAnswers(options: ResponseAnswersOptions) {
       throw new HttpError(409, 'run_finished', 'the response no longer waits for this output');
     if (!stream)
       return Response.json(mapper.response(stretch), { headers: { 'x-request-id': http.traceId } });
-    return streamPlainStretch(
-      log,
-      context,
-      stretch,
-      -1,
-      http.accept,
-      streamOptions(http.traceId, http.outgoing),
-    );
+    return streamPlainStretch(log, context, stretch, -1, http.accept, http.streaming);
   }
 
   return { submit, decideApprovals, approvalsOf, answerDuplicate };

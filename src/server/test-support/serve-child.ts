@@ -1,5 +1,5 @@
 import { loadAgent } from '../../agent/index.ts';
-import { startServer } from '../start-server.ts';
+import { startServer } from '../../node/start-server.ts';
 import { NOVASHOP_EXAMPLE } from './start-test-server.ts';
 
 /**

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Agent, loadAgent } from '../../agent/index.ts';
 import type { ChatModel } from '../../models/index.ts';
+import { type StartedServer, startServer } from '../../node/start-server.ts';
 import type { ToolPolicy } from '../../runtime/index.ts';
-import { type StartedServer, startServer } from '../start-server.ts';
 
 export const TEST_TOKEN = 'demo-token';
 

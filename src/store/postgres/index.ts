@@ -7,4 +7,5 @@ export * from './postgres-migrations.ts';
 export * from './postgres-pool.ts';
 export * from './postgres-response-records.ts';
 export * from './postgres-run-store.ts';
+export * from './postgres-store.ts';
 export * from './postgres-tool-audit-log.ts';

@@ -3,7 +3,7 @@ import type { Browser, Page } from 'playwright-core';
 import { seedNovaShop } from '../../../examples/novashop/orders/seed-novashop.ts';
 import { DEFAULT_WEB_ROOT } from '../../cli/build-web.ts';
 import type { ChatModel } from '../../models/index.ts';
-import { DEMO_USER_ID } from '../../server/index.ts';
+import { DEMO_USER_ID } from '../../node/start-server.ts';
 import { startTestServer, TEST_TOKEN, type TestServer } from '../../server/test-support/start-test-server.ts';
 import { launchChromium } from './browser.ts';
 import { type DropProxy, startDropProxy } from './drop-proxy.ts';

@@ -1,10 +1,11 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ScriptedChatModel } from '../models/index.ts';
-import { RunManager } from '../runtime/index.ts';
-import { testAgent } from '../runtime/test-support/test-agent.ts';
-import { MemoryRunStore } from '../store/index.ts';
+import { ScriptedChatModel } from '../../models/index.ts';
+import { RunManager } from '../../runtime/index.ts';
+import { testAgent } from '../../runtime/test-support/test-agent.ts';
+import { MemoryRunStore } from '../../store/index.ts';
+import { HttpError } from '../http-error.ts';
 import { agentForThread, conversationForThread, dialectConversationId } from './dialect-conversation.ts';
-import { HttpError } from './http-error.ts';
 
 describe('conversationForThread', () => {
   it('maps one user’s thread to one conversation, apart from other users and dialects', async () => {
@@ -22,6 +23,19 @@ describe('conversationForThread', () => {
     expect(bobs.userId).toBe(bob.id);
     expect(otherDialect.agentId).toBe('beta');
     expect(dialectConversationId(ada.id, 'ai-sdk', 'chat-1')).toBe(first.id);
+  });
+
+  it('derives the ids it always did (node:crypto’s SHA-256), so stored threads keep their conversations', () => {
+    for (const [userId, dialect, threadId] of [
+      ['usr_1', 'ai-sdk', 'chat-1'],
+      ['usr_demo', 'ag-ui', '线程·一 🧵'],
+      ['u', 'responses', 'x'.repeat(200)],
+    ] as const) {
+      const digest = createHash('sha256').update(`${userId}\u0000${dialect}\u0000${threadId}`).digest('hex');
+      expect(dialectConversationId(userId, dialect, threadId)).toBe(
+        `conv_${dialect.replace('-', '')}_${digest.slice(0, 24)}`,
+      );
+    }
   });
 
   it('lets racing first messages of one thread end on the same conversation', async () => {

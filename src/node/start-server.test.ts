@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createRunstreamClient } from '../client/index.ts';
 import { createMessageState, fromMessage, type Message, reduceAll, toMessage } from '../protocol/index.ts';
+import { startTestServer, type TestServer } from '../server/test-support/start-test-server.ts';
 import { openDatabase, SqliteRunStore } from '../store/index.ts';
 import type { StartedServer } from './start-server.ts';
-import { startTestServer, type TestServer } from './test-support/start-test-server.ts';
 
 let testServer: TestServer;
 let server: StartedServer;

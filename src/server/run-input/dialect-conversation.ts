@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
-import type { ResolvedAgent, RunManager } from '../runtime/index.ts';
-import type { Conversation, RunStore } from '../store/index.ts';
-import { RunStoreError } from '../store/index.ts';
-import { HttpError } from './http-error.ts';
+import type { ResolvedAgent, RunManager } from '../../runtime/index.ts';
+import { sha256Hex } from '../../shared/index.ts';
+import type { Conversation, RunStore } from '../../store/index.ts';
+import { RunStoreError } from '../../store/run-store-error.ts';
+import { HttpError } from '../http-error.ts';
 
 /**
  * The ecosystem's chat clients name their threads themselves: the AI SDK's `useChat` sends its chat
@@ -11,7 +11,7 @@ import { HttpError } from './http-error.ts';
  * another user's conversation, and the same thread id in two dialects stays two conversations.
  */
 export function dialectConversationId(userId: string, dialect: string, threadId: string): string {
-  const digest = createHash('sha256').update(`${userId}\u0000${dialect}\u0000${threadId}`).digest('hex');
+  const digest = sha256Hex(`${userId}\u0000${dialect}\u0000${threadId}`);
   return `conv_${dialect.replace(/[^a-z0-9]/gi, '')}_${digest.slice(0, 24)}`;
 }
 
@@ -49,7 +49,7 @@ export async function conversationForThread(
  * written with that agent's prompt and tools. A new thread gets the agent the request names (`''` or
  * none: the server's default); an agent the server does not run is `unknown_agent` (400). A request
  * that names another agent than its thread's is `agent_mismatch` (400) rather than silently answered
- * by the thread's.
+ * by the thread's (`mismatchDetails` join that refusal's details).
  */
 export async function agentForThread(
   store: RunStore,
@@ -58,12 +58,13 @@ export async function agentForThread(
   dialect: string,
   threadId: string,
   requested: string | undefined,
+  mismatchDetails: Record<string, unknown> = {},
 ): Promise<ResolvedAgent> {
   const named = requested === undefined || requested === '' ? undefined : runs.agent(requested);
   const existing = await store.getConversation(dialectConversationId(userId, dialect, threadId));
   if (existing === undefined || existing.userId !== userId) return named ?? runs.agent();
   const own = runs.agent(existing.agentId);
-  if (named !== undefined && named.id !== own.id) throw agentMismatch(own.id, named.id);
+  if (named !== undefined && named.id !== own.id) throw agentMismatch(own.id, named.id, mismatchDetails);
   return own;
 }
 

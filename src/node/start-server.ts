@@ -1,33 +1,18 @@
-import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
-import { serve } from '@hono/node-server';
 import type { Agent } from '../agent/index.ts';
-import type { ControlChannel, EventLog } from '../bus/index.ts';
-import { openRedis, RedisControlChannel, RedisEventLog } from '../bus/redis/index.ts';
+import { redisBus } from '../bus/redis/index.ts';
 import { type ChatModel, createChatModelFromEnv, ModelConfigError } from '../models/index.ts';
-import { RunManager, type ToolPolicy } from '../runtime/index.ts';
-import {
-  databasePathFromEnv,
-  openDatabase,
-  type ResponseRecords,
-  type RunStore,
-  SqliteResponseRecords,
-  SqliteRunStore,
-  SqliteToolAuditLog,
-  type ToolAuditLog,
-} from '../store/index.ts';
-import {
-  openPostgres,
-  PostgresResponseRecords,
-  PostgresRunStore,
-  PostgresToolAuditLog,
-} from '../store/postgres/index.ts';
-import { createApp } from './create-app.ts';
-import { mcpToolsFromEnv } from './mcp-tools-from-env.ts';
-import { openAgents } from './open-agents.ts';
-import { StartupError } from './startup-error.ts';
-import { denyToolsPolicyFromEnv, loggingAuditLog } from './tool-governance.ts';
-import { type UserLimits, userLimitsFromEnv } from './user-limits.ts';
+import type { ToolPolicy } from '../runtime/index.ts';
+import { buildRunstream, type RunstreamBus, type RunstreamStore } from '../server/create-runstream.ts';
+import { mcpToolsFromEnv } from '../server/mcp-tools-from-env.ts';
+import { frameAncestorsFromEnv, serveWeb } from '../server/serve-web.ts';
+import { StartupError } from '../server/startup-error.ts';
+import { denyToolsPolicyFromEnv } from '../server/tool-governance.ts';
+import { type UserLimits, userLimitsFromEnv } from '../server/user-limits.ts';
+import { databasePathFromEnv } from '../store/index.ts';
+import { postgresStore } from '../store/postgres/index.ts';
+import { serve } from './serve.ts';
+import { sqliteStore } from './sqlite-store.ts';
 
 export const DEMO_USER_ID = 'usr_demo';
 
@@ -94,14 +79,22 @@ async function start(
 ): Promise<StartedServer> {
   if (options.agents.length === 0)
     throw new StartupError('no agent to serve: give at least one agent folder');
-  // Read first: a misspelt model setting should stop the server before it opens or seeds anything.
+  // Read first: a misspelt setting should stop the server before it opens or seeds anything.
   const configuredModel = options.model ?? modelFromEnv(env);
-  const database = openDatabase(databasePathFromEnv(env));
-  closers.push(() => {
-    database.close();
-  });
+  let limits: UserLimits;
+  let frameAncestors: string[];
+  try {
+    limits = userLimitsFromEnv(env);
+    frameAncestors = frameAncestorsFromEnv(env);
+  } catch (error) {
+    throw new StartupError((error as Error).message);
+  }
+  // The knowledge bases stay in this instance's SQLite file even beside PostgreSQL: read-only,
+  // built from the same sources everywhere, so retrieval needs no network hop.
+  const local = sqliteStore(databasePathFromEnv(env), { env });
+  closers.push(() => local.close());
   const shared = await openSharedState(env, closers);
-  const store: RunStore = shared?.store ?? new SqliteRunStore(database);
+  const store: RunstreamStore = shared?.store ?? local;
 
   // The server-wide MCP servers' tools keep their names unless an agent has a tool of that name.
   const ownToolNames = options.agents.flatMap((agent) => [
@@ -110,103 +103,74 @@ async function start(
   ]);
   const mcp = await mcpToolsFromEnv(env, log, ownToolNames);
   if (mcp !== undefined) closers.push(() => mcp.close());
-  // The knowledge bases stay in this instance's SQLite file: read-only, built from the same
-  // sources everywhere, so retrieval needs no network hop.
-  const agents = await openAgents(options.agents, {
-    database,
-    env,
-    log,
-    ...(configuredModel === undefined ? {} : { model: configuredModel }),
-    ...(mcp === undefined ? {} : { sharedTools: mcp }),
-  });
-  closers.push(() => agents.close());
 
   const demoUser =
-    (await store.getUser(DEMO_USER_ID)) ??
-    (await store.createUser(options.agents[0]?.language === 'en' ? 'Demo user' : '演示用户', {
+    (await store.runs.getUser(DEMO_USER_ID)) ??
+    (await store.runs.createUser(options.agents[0]?.language === 'en' ? 'Demo user' : '演示用户', {
       id: DEMO_USER_ID,
     }));
   const fixedToken = env.RUNSTREAM_DEMO_TOKEN?.trim();
   let demoToken: string;
   if (fixedToken) {
-    await store.addToken(demoUser.id, fixedToken, 'demo (RUNSTREAM_DEMO_TOKEN)');
+    await store.runs.addToken(demoUser.id, fixedToken, 'demo (RUNSTREAM_DEMO_TOKEN)');
     demoToken = fixedToken;
   } else {
-    demoToken = await store.issueToken(demoUser.id, 'demo');
+    demoToken = await store.runs.issueToken(demoUser.id, 'demo');
   }
 
-  const audit = loggingAuditLog(shared?.audit ?? new SqliteToolAuditLog(database), log);
   const denyList = denyToolsPolicyFromEnv(env);
   const policies = [...(denyList ? [denyList] : []), ...(options.policies ?? [])];
-  const runs = new RunManager({
-    agents: agents.resolved,
-    audit,
-    ...(policies.length > 0 ? { policies } : {}),
-    store,
-    ...(shared?.bus !== undefined
-      ? { eventLog: shared.bus.eventLog, control: shared.bus.control, instanceId: instanceIdFromEnv(env) }
-      : {}),
-    ...(env.RUNSTREAM_LEASE_MS !== undefined ? { leaseMs: positiveInteger(env, 'RUNSTREAM_LEASE_MS') } : {}),
-    onPersistenceError: (runId, error) =>
-      log({ level: 'error', message: 'a run state write failed', runId, error: String(error) }),
-  });
-  closers.push(() => runs.close());
-  const interrupted = await runs.recoverInterruptedRuns();
-  if (interrupted > 0)
-    log({
-      level: 'warn',
-      message:
-        shared?.bus !== undefined
-          ? `${interrupted} run(s) whose instance stopped renewing its lease are now interrupted`
-          : `${interrupted} run(s) left running by a crash are now interrupted`,
-    });
-
-  let limits: UserLimits;
-  try {
-    limits = userLimitsFromEnv(env);
-  } catch (error) {
-    throw new StartupError((error as Error).message);
-  }
-  const app = createApp({
-    store,
-    runs,
-    limits,
-    log,
-    agents: agents.cards,
-    sources: (agentId) => agents.sources.get(agentId),
-    responses: { records: shared?.responses ?? new SqliteResponseRecords(database) },
-    audit,
-    ...(demoLogin ? { demoSession: { userId: demoUser.id } } : {}),
-    ...(options.webRoot === undefined ? {} : { webRoot: options.webRoot }),
-  });
-  const server = serve({
-    fetch: app.fetch,
+  let modelNames: Record<string, string> = {};
+  // Exactly what an embedding app builds (`createRunstream`), plus the demo session, the page and
+  // the server-wide MCP tools.
+  const runstream = buildRunstream(
+    {
+      agents: options.agents,
+      store,
+      ...(shared?.bus === undefined ? {} : { bus: shared.bus }),
+      knowledge: local.knowledge,
+      ...(configuredModel === undefined ? {} : { model: configuredModel }),
+      ...(policies.length > 0 ? { policies } : {}),
+      limits,
+      log,
+      env,
+    },
+    {
+      ...(demoLogin ? { demoSession: { userId: demoUser.id } } : {}),
+      ...(options.webRoot === undefined
+        ? {}
+        : { mountWeb: (app) => serveWeb(app, options.webRoot as string, { frameAncestors }) }),
+      ...(mcp === undefined ? {} : { sharedTools: mcp }),
+      ...(shared?.bus === undefined ? {} : { instanceId: instanceIdFromEnv(env) }),
+      ...(env.RUNSTREAM_LEASE_MS !== undefined
+        ? { leaseMs: positiveInteger(env, 'RUNSTREAM_LEASE_MS') }
+        : {}),
+      reportsStartFailure: true,
+      onOpened: ({ agents }) => {
+        modelNames = Object.fromEntries(agents.resolved.map((agent) => [agent.id, agent.model.name]));
+      },
+    },
+  );
+  closers.push(() => runstream.close());
+  const server = await serve(runstream, {
     port: options.port ?? Number(env.PORT ?? 8787),
-    hostname: options.host ?? env.HOST ?? '127.0.0.1',
+    host: options.host ?? env.HOST ?? '127.0.0.1',
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('listening', resolve);
-    server.once('error', reject);
-  });
-  const address = server.address() as AddressInfo;
   return {
-    url: `http://${address.address.includes(':') ? `[${address.address}]` : address.address}:${address.port}`,
+    url: server.url,
     demoToken,
-    modelNames: Object.fromEntries(agents.resolved.map((agent) => [agent.id, agent.model.name])),
+    modelNames,
     async close() {
-      await runs.close();
-      await new Promise((resolve) => server.close(resolve));
+      await server.close();
       await closeAll();
     },
   };
 }
 
 interface SharedState {
-  store: RunStore;
-  audit: ToolAuditLog;
-  responses: ResponseRecords;
+  store: RunstreamStore;
   /** With Redis as well: the live logs and stop signals every instance shares. */
-  bus?: { eventLog: EventLog; control: ControlChannel };
+  bus?: RunstreamBus;
 }
 
 /**
@@ -227,29 +191,18 @@ async function openSharedState(
       );
     return undefined;
   }
-  const pool = await openPostgres(databaseUrl).catch((error: unknown) => {
+  const store = await postgresStore(databaseUrl).catch((error: unknown) => {
     throw new StartupError((error as Error).message);
   });
-  closers.push(() => pool.end());
-  const state: SharedState = {
-    store: await PostgresRunStore.open(pool),
-    audit: await PostgresToolAuditLog.open(pool),
-    responses: await PostgresResponseRecords.open(pool),
-  };
-  if (!redisUrl) return state;
-  const connect = () =>
-    openRedis(redisUrl).catch((error: unknown) => {
-      throw new StartupError((error as Error).message);
-    });
-  const keyPrefix = env.RUNSTREAM_REDIS_PREFIX?.trim() || 'runstream:';
-  const commands = await connect();
-  closers.push(() => commands.disconnect());
-  const eventLog = new RedisEventLog({ redis: commands, blocking: await connect(), keyPrefix });
-  closers.push(() => eventLog.close());
-  const control = new RedisControlChannel({ redis: commands, subscriber: await connect(), keyPrefix });
-  closers.push(() => control.close());
-  state.bus = { eventLog, control };
-  return state;
+  closers.push(() => store.close());
+  if (!redisUrl) return { store };
+  const bus = await redisBus(redisUrl, {
+    keyPrefix: env.RUNSTREAM_REDIS_PREFIX?.trim() || 'runstream:',
+  }).catch((error: unknown) => {
+    throw new StartupError((error as Error).message);
+  });
+  closers.push(() => bus.close());
+  return { store, bus };
 }
 
 /** `RUNSTREAM_INSTANCE_ID`, else host name, process id and a random suffix: unique per process. */

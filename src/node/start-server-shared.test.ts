@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { defineAgent } from '../agent/index.ts';
+import { StartupError } from '../server/startup-error.ts';
 import { createTestDatabase, postgresForTests } from '../store/postgres/test-support/index.ts';
 import { startServer } from './start-server.ts';
-import { StartupError } from './startup-error.ts';
 
 const hasPostgres = await postgresForTests();
 

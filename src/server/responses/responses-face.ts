@@ -1,12 +1,11 @@
-import type { ServerResponse } from 'node:http';
-import type { Hono } from 'hono';
-import type { ResolvedAgent, RunLog, RunManager } from '../../runtime/index.ts';
-import type { ResponseRecord, ResponseRecords, RunStore, User } from '../../store/index.ts';
+import type { Context, Hono } from 'hono';
+import type { ResolvedAgent, RunLog } from '../../runtime/index.ts';
+import type { ResponseRecord, ResponseRecords, User } from '../../store/index.ts';
 import { HttpError } from '../http-error.ts';
-import { bodyOf, nodeResponseOf } from '../node-response-of.ts';
+import { bodyOf } from '../node-response-of.ts';
 import { readJsonBody } from '../read-json-body.ts';
-import type { StreamLogOptions } from '../stream-run.ts';
-import { startRunWithin, type UserLimits } from '../user-limits.ts';
+import type { FaceContext, FaceEnv, ServerFace } from '../server-face.ts';
+import { streamLogOptionsOf } from '../stream-run.ts';
 import {
   type InputHistory,
   instructionTexts,
@@ -21,7 +20,7 @@ import {
   streamPlainStretch,
 } from './plain-stream-response.ts';
 import { parseResponseId } from './plain-stretch.ts';
-import { agentOfModel, agentOfResponse } from './response-agent.ts';
+import { agentOfModel } from './response-agent.ts';
 import { type HttpContext, responseAnswers } from './response-answers.ts';
 import { contextOf } from './response-context.ts';
 import { EXTENSIONS_HEADER, type ResponsesMode, responsesModeOf } from './responses-mode.ts';
@@ -35,29 +34,29 @@ import {
 import { resolveStatelessInput } from './stateless-input.ts';
 import { responseObjectOf, streamResponse } from './stream-response.ts';
 
-export interface ResponsesRoutesOptions {
-  store: RunStore;
-  runs: RunManager;
-  responses: ResponseRecords;
-  heartbeatMs?: number;
-  /** Per-user limits: a response is a run, under the same cap on running runs. */
-  limits?: UserLimits;
-}
-
-type Env = { Variables: { user: User; traceId: string } };
+/** A `model` naming another agent than its chain's is refused in OpenAI's shape, on that parameter. */
+const MODEL_PARAM = { type: 'invalid_request_error', param: 'model' };
 
 /**
  * The Streamable HTTP "responses" face (seed 004): start a response, let the host run its own tools
  * and submit their results in a new request, cancel, get, resume a stream. Every response is a run
  * of the same RunManager, event log and store as the chat API; this file only translates. `model`
- * names the agent (`response-agent.ts`), which each response reports as its `model`.
+ * names the agent (`response-agent.ts`), which each response reports as its `model`. `responses`
+ * keeps what each response fixed when it started (its tools, instructions, chain).
  */
-export function registerResponsesRoutes(app: Hono<Env>, options: ResponsesRoutesOptions): void {
-  const { store, runs, responses } = options;
-  const streamOptions = (traceId: string, outgoing: ServerResponse | undefined): StreamLogOptions => ({
-    ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
-    headers: { 'x-request-id': traceId },
-    ...(outgoing !== undefined ? { outgoing } : {}),
+export function responsesFace(responses: ResponseRecords): ServerFace {
+  return { name: 'responses', mount: (app, context) => mountResponses(app, context, responses) };
+}
+
+function mountResponses(
+  app: Hono<FaceEnv>,
+  { store, runs, input, heartbeatMs }: FaceContext,
+  responses: ResponseRecords,
+): void {
+  const httpOf = (context: Context<FaceEnv>): HttpContext => ({
+    traceId: context.get('traceId'),
+    accept: context.req.header('accept'),
+    streaming: streamLogOptionsOf(context, heartbeatMs),
   });
 
   async function ownedRecord(user: User, id: string): Promise<ResponseRecord> {
@@ -79,11 +78,7 @@ export function registerResponsesRoutes(app: Hono<Env>, options: ResponsesRoutes
     return log;
   }
 
-  const { submit, decideApprovals, approvalsOf, answerDuplicate } = responseAnswers({
-    store,
-    runs,
-    streamOptions,
-  });
+  const { submit, decideApprovals, approvalsOf, answerDuplicate } = responseAnswers({ store, runs, input });
 
   /**
    * Start a new run for the request's turn and answer with its stream or its object: in `previous`'s
@@ -112,7 +107,7 @@ export function registerResponsesRoutes(app: Hono<Env>, options: ResponsesRoutes
       ...(tool.description === undefined ? {} : { description: tool.description }),
       parameters: tool.parameters ?? { type: 'object', properties: {} },
     }));
-    const runOptions = {
+    const options = {
       hostTools: tools.map((tool) => ({
         name: tool.name,
         description: tool.description ?? '',
@@ -122,18 +117,12 @@ export function registerResponsesRoutes(app: Hono<Env>, options: ResponsesRoutes
       traceId: http.traceId,
       face: 'responses' as const,
     };
-    // Refuse bad tools (against the agent's) before a conversation exists, so a 400 leaves nothing behind.
-    runs.checkRunOptions(runOptions, agent.id);
-    // Under the cap before a conversation exists for it, so a 429 leaves nothing behind.
-    const { conversationId, log } = await startRunWithin(options.limits, store, user.id, async () => {
-      const conversationId =
-        previous?.conversationId ??
-        (await store.createConversation(user.id, text.slice(0, 30), { agentId: agent.id })).id;
-      return {
-        conversationId,
-        log: await runs.startRun(user.id, conversationId, text, undefined, runOptions),
-      };
-    });
+    // In `previous`'s conversation, or a new one (made only once the turn passed its checks).
+    const { conversationId, log } = await input.start(
+      user.id,
+      { conversationId: previous?.conversationId },
+      { agentId: agent.id, text, options },
+    );
     const record: ResponseRecord = {
       id: log.runId,
       userId: user.id,
@@ -156,13 +145,7 @@ export function registerResponsesRoutes(app: Hono<Env>, options: ResponsesRoutes
           headers: { 'x-request-id': http.traceId },
         });
       }
-      return streamPlainFrom(
-        log,
-        contextOf(record),
-        0,
-        http.accept,
-        streamOptions(http.traceId, http.outgoing),
-      );
+      return streamPlainFrom(log, contextOf(record), 0, http.accept, http.streaming);
     }
     if (!stream) {
       await runs.settled(log.runId);
@@ -170,23 +153,13 @@ export function registerResponsesRoutes(app: Hono<Env>, options: ResponsesRoutes
         headers: { 'x-request-id': http.traceId },
       });
     }
-    return streamResponse(
-      log,
-      contextOf(record),
-      { afterSequence: -1 },
-      http.accept,
-      streamOptions(http.traceId, http.outgoing),
-    );
+    return streamResponse(log, contextOf(record), { afterSequence: -1 }, http.accept, http.streaming);
   }
 
   app.post('/v1/responses', async (context) => {
     const user = context.get('user');
     const mode = responsesModeOf(context.req.header(EXTENSIONS_HEADER));
-    const http: HttpContext = {
-      traceId: context.get('traceId'),
-      accept: context.req.header('accept'),
-      outgoing: nodeResponseOf(context),
-    };
+    const http = httpOf(context);
     const body = await readJsonBody(bodyOf(context), CreateResponseSchema, RESPONSES_MAX_BODY_BYTES);
     const stream = body.stream ?? false;
     // Silently ignoring these would answer something else than asked.
@@ -203,7 +176,12 @@ export function registerResponsesRoutes(app: Hono<Env>, options: ResponsesRoutes
       : undefined;
     if (previous !== undefined) {
       // A chain keeps its agent: a `model` naming another is refused, whatever the request does.
-      const agent = await agentOfResponse(store, runs, previous, named);
+      const agent = await input.agentOf(
+        user.id,
+        { conversationId: previous.conversationId },
+        named?.id,
+        MODEL_PARAM,
+      );
       if (history.outputs.length > 0) {
         // OpenAI-style clients answer a function call with a new request naming the previous response.
         if (history.trailingText !== '')
@@ -219,7 +197,12 @@ export function registerResponsesRoutes(app: Hono<Env>, options: ResponsesRoutes
       const resolved = await resolveStatelessInput(store, responses, user, history);
       // Answers to a response continue its chain, of its agent.
       if (resolved.kind === 'submit' || resolved.kind === 'decide' || resolved.kind === 'duplicate')
-        await agentOfResponse(store, runs, resolved.record, named);
+        await input.agentOf(
+          user.id,
+          { conversationId: resolved.record.conversationId },
+          named?.id,
+          MODEL_PARAM,
+        );
       if (resolved.kind === 'submit')
         return submit(user, mode, resolved.record, resolved.outputs, stream, http);
       if (resolved.kind === 'decide')
@@ -252,11 +235,14 @@ export function registerResponsesRoutes(app: Hono<Env>, options: ResponsesRoutes
     const body = await readJsonBody(bodyOf(context), SubmitToolResultsSchema, RESPONSES_MAX_BODY_BYTES);
     const results = Array.isArray(body) ? body : body.tool_outputs;
     const stream = Array.isArray(body) ? context.req.query('stream') !== 'false' : body.stream !== false;
-    return submit(user, responsesModeOf(context.req.header(EXTENSIONS_HEADER)), record, results, stream, {
-      traceId: context.get('traceId'),
-      accept: context.req.header('accept'),
-      outgoing: nodeResponseOf(context),
-    });
+    return submit(
+      user,
+      responsesModeOf(context.req.header(EXTENSIONS_HEADER)),
+      record,
+      results,
+      stream,
+      httpOf(context),
+    );
   });
 
   app.post('/v1/responses/:id/cancel', async (context) => {
@@ -285,7 +271,7 @@ export function registerResponsesRoutes(app: Hono<Env>, options: ResponsesRoutes
       return context.json(plain ? plainObject(log, record, id) : responseObjectOf(log, contextOf(record)));
     const after = parseSequence(context.req.header('last-event-id') ?? context.req.query('starting_after'));
     const accept = context.req.header('accept');
-    const options = streamOptions(context.get('traceId'), nodeResponseOf(context));
+    const options = streamLogOptionsOf(context, heartbeatMs);
     if (plain) {
       const mapper = plainMapperOf(log, contextOf(record));
       const stretch = mapper.stretch(id) ?? (id === record.id ? mapper.last : null);
