@@ -1,6 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  // `runstream/…` imports (examples, tests) resolve to the sources through tsconfig.json's paths.
+  resolve: { tsconfigPaths: true },
   test: {
     include: ['src/**/*.test.ts', 'examples/**/*.test.ts'],
     // The browser tests load the real built page (dist/web), and the dialect tests drive the

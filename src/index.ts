@@ -33,7 +33,7 @@ export type {
   McpHttpServerConfig,
   McpServerConfig,
   McpStdioServerConfig,
-} from './mcp/index.ts';
+} from './mcp/mcp-config.ts';
 export {
   AnthropicMessagesModel,
   type AnthropicMessagesModelOptions,

@@ -1,6 +1,5 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { databasePathFromEnv } from '../store/open-database.ts';
 import {
   type Agent,
@@ -11,6 +10,7 @@ import {
 } from './agent.ts';
 import { AgentDefinitionError, type DefinitionPlace } from './agent-definition-error.ts';
 import { buildAgent } from './define-agent.ts';
+import { importAgentModule } from './import-agent-module.ts';
 import { loadToolModules } from './load-tool-modules.ts';
 import { parseAgentJson } from './parse-agent-json.ts';
 import { parseMcpFile } from './parse-mcp-file.ts';
@@ -98,7 +98,7 @@ export async function loadAgent(dir: string, options: LoadAgentOptions = {}): Pr
 async function completeWithModule(folder: Agent, file: string, context: AgentFolderContext): Promise<Agent> {
   let exported: unknown;
   try {
-    exported = ((await import(pathToFileURL(file).href)) as { default?: unknown }).default;
+    exported = (await importAgentModule(file)).default;
   } catch (error) {
     throw new AgentDefinitionError(`cannot be loaded: ${(error as Error).message}`, { file });
   }

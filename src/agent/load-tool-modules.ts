@@ -1,7 +1,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { AgentDefinitionError, type DefinitionPlace } from './agent-definition-error.ts';
+import { importAgentModule } from './import-agent-module.ts';
 import { type AnyAgentTool, checkAgentTool } from './tool.ts';
 
 /** Module files a tools/ folder may hold; declarations and tests are not tools. */
@@ -9,8 +9,8 @@ const TOOL_MODULE = /^(?!\.)(?!.*\.d\.[mc]?ts$)(?!.*\.test\.)[^/\\]+\.(?:mjs|js|
 
 /**
  * The tools of an agent folder's tools/: each module (by file name; subfolders are left for the
- * modules' own helpers) default-exports a `tool()` or a list of them. A `.ts` module loads because
- * the CLI runs under tsx. A module that fails to load, exports something else, or defines a tool
+ * modules' own helpers) default-exports a `tool()` or a list of them; a `.ts` one loads as
+ * `importAgentModule` says. A module that fails to load, exports something else, or defines a tool
  * whose name another module took is an `AgentDefinitionError` naming the file.
  */
 export async function loadToolModules(
@@ -32,7 +32,7 @@ export async function loadToolModules(
     const file = join(directory, name);
     let module: { default?: unknown };
     try {
-      module = (await import(pathToFileURL(file).href)) as { default?: unknown };
+      module = await importAgentModule(file);
     } catch (error) {
       throw new AgentDefinitionError(
         `the module cannot be loaded: ${error instanceof Error ? error.message : String(error)}`,

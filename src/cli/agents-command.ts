@@ -2,11 +2,12 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { type Agent, AgentDefinitionError, loadAgent, resolveAgent } from '../agent/index.ts';
 import { ScriptedChatModel } from '../models/index.ts';
 import { openKnowledgeBase } from '../retrieval/index.ts';
 import { createTextAnalyzer } from '../retrieval/text/index.ts';
+import { loadBetterSqlite3 } from '../store/index.ts';
 import { UsageError } from './usage-error.ts';
 
 export const AGENTS_USAGE = `Usage:
@@ -66,7 +67,7 @@ export async function checkAgentFolder(folder: string): Promise<string> {
     rmSync(scratch, { recursive: true, force: true });
     throw error;
   });
-  const database = new Database(':memory:');
+  const database = new (loadBetterSqlite3())(':memory:');
   try {
     const knowledge = agent.knowledge === undefined ? undefined : await ingestInMemory(agent, database);
     const handle = await resolveAgent(agent, {

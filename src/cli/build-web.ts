@@ -3,13 +3,23 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+/** The repository, or the installed package: src/cli/ and dist/cli/ are both two levels down. */
 const REPOSITORY_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-/** Where `npm run build:web` and `npm start` put the page, and where the server reads it from. */
+/**
+ * Where `npm run build:web` and `npm start` put the page, and where the server reads it from; in the
+ * installed package, the page it ships prebuilt (node_modules/runstream/dist/web).
+ */
 export const DEFAULT_WEB_ROOT = join(REPOSITORY_ROOT, 'dist', 'web');
 
+/**
+ * Running the built JavaScript (the installed package): there are no sources and no bundler, the page
+ * is the one the package ships, and nothing is ever written into node_modules.
+ */
+const RUNNING_BUILT = !fileURLToPath(import.meta.url).endsWith('.ts');
+
 /** What the bundle is made of: the page, the layers it imports, the build config and the lock file. */
-const INPUT_FOLDERS = ['src/web', 'src/protocol', 'src/client', 'src/shared'];
+const INPUT_FOLDERS = ['src/web', 'src/react', 'src/protocol', 'src/client', 'src/shared'];
 const INPUT_FILES = ['vite.config.ts', 'package-lock.json'];
 const STAMP_FILE = '.build-stamp';
 
@@ -37,6 +47,7 @@ export interface WebBuildResult {
 export async function ensureWebBuild(options: WebBuildOptions = {}): Promise<WebBuildResult> {
   const started = performance.now();
   const root = options.outDir ?? DEFAULT_WEB_ROOT;
+  if (RUNNING_BUILT) return shippedWebBuild(root, started);
   const stamp = webSourceStamp();
   const stampPath = join(root, STAMP_FILE);
   const current =
@@ -57,6 +68,15 @@ export async function ensureWebBuild(options: WebBuildOptions = {}): Promise<Web
   const ms = performance.now() - started;
   options.log?.(`web UI built in ${(ms / 1000).toFixed(1)} s`);
   return { root, built: true, stamp, ms };
+}
+
+/** The page an installed package ships: used as it is, never built. */
+function shippedWebBuild(root: string, started: number): WebBuildResult {
+  if (!existsSync(join(root, 'index.html')))
+    throw new Error(`the web UI is missing from ${root}: this runstream package was built without it`);
+  const stampPath = join(root, STAMP_FILE);
+  const stamp = existsSync(stampPath) ? readFileSync(stampPath, 'utf8').trim() : '';
+  return { root, built: false, stamp, ms: performance.now() - started };
 }
 
 /** A hash of the web UI's inputs; changes whenever a file that ends up in the bundle changes. */

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import {
   DEFAULT_KNOWLEDGE_NAMESPACE,
   decodeUtf8,
@@ -18,7 +18,7 @@ import {
   SqliteKnowledgeStore,
 } from '../retrieval/index.ts';
 import { createTextAnalyzer, parseSynonymTable } from '../retrieval/text/index.ts';
-import { databasePathFromEnv, openDatabase } from '../store/index.ts';
+import { databasePathFromEnv, loadBetterSqlite3, openDatabase } from '../store/index.ts';
 import { ProgressBar } from './progress-bar.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -436,7 +436,7 @@ function openForReading(path: string): Database.Database {
       'invalid_source',
       `${path}: no such database; run runstream kb ingest <agent-folder|path> first`,
     );
-  const database = new Database(path, { readonly: true, fileMustExist: true });
+  const database = new (loadBetterSqlite3())(path, { readonly: true, fileMustExist: true });
   // The server or an ingest may be writing: wait for it rather than fail.
   database.pragma('busy_timeout = 5000');
   return database;

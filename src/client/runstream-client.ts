@@ -20,7 +20,10 @@ import {
 } from './run-stream.ts';
 
 export interface RunstreamClientOptions extends BackoffOptions {
-  /** The server's origin, e.g. `http://127.0.0.1:8787`. */
+  /**
+   * Where the API is: the server's origin (`http://127.0.0.1:8787`), or with the path runstream is
+   * mounted at (`https://shop.example.com/support`, see docs/embedding.md).
+   */
   baseUrl: string;
   /** A bearer token, or a function returning a fresh one for each request. */
   token?: string | (() => string | Promise<string>);
@@ -112,16 +115,17 @@ export class RunstreamClient {
 
   /**
    * `POST /v1/runs/{id}/confirmations/{toolCallId}`: approve or reject a paused write and stream
-   * the resumed run. Decisions are single-use; a second one is a `ConflictError`.
+   * the resumed run. Decisions are single-use; a second one is a `ConflictError`. `note` (at most
+   * 500 characters) is kept with the decision, e.g. why the customer said no.
    */
   decide(
     runId: string,
     toolCallId: string,
     decision: ConfirmationDecision,
-    options: FollowOptions & { reason?: string } = {},
+    options: FollowOptions & { note?: string } = {},
   ): RunStream {
     const path = `/v1/runs/${encodeURIComponent(runId)}/confirmations/${encodeURIComponent(toolCallId)}`;
-    const body = options.reason === undefined ? { decision } : { decision, reason: options.reason };
+    const body = options.note === undefined ? { decision } : { decision, note: options.note };
     return this.#stream({ method: 'POST', path, body }, options, runId);
   }
 

@@ -1,12 +1,10 @@
 import type { Readable } from 'node:stream';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import {
-  StreamableHTTPClientTransport,
-  StreamableHTTPError,
-} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { type CallToolResult, ErrorCode, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { describeMcpServer, isStdioServer, type McpServerConfig } from './mcp-config.ts';
+import { loadMcpSdk, type McpSdk, mcpSdkIfLoaded } from './mcp-sdk.ts';
 
 export type McpLog = (line: Record<string, unknown>) => void;
 
@@ -74,7 +72,8 @@ export class McpConnection {
     try {
       return await this.#callOnce(name, args, options);
     } catch (error) {
-      if (!(error instanceof StreamableHTTPError && error.code === 404)) throw error;
+      const sdk = mcpSdkIfLoaded();
+      if (!(sdk !== undefined && error instanceof sdk.StreamableHTTPError && error.code === 404)) throw error;
       // The server restarted or expired the session: it never saw this request, so a new
       // session may send it.
       return this.#callOnce(name, args, options);
@@ -121,7 +120,8 @@ export class McpConnection {
   }
 
   async #connect(): Promise<Session> {
-    const client = new Client({ name: 'runstream', version: '0.1.0' }, { capabilities: {} });
+    const sdk = await loadMcpSdk();
+    const client = new sdk.Client({ name: 'runstream', version: '0.1.0' }, { capabilities: {} });
     const session: Session = { client, lost: new AbortController() };
     client.onerror = (error) => {
       // A dropped or closed session's leftovers (its aborted requests, its closing streams) are noise.
@@ -136,7 +136,7 @@ export class McpConnection {
       // request waiting for the timeout: the server went away, so the calls in flight fail now.
       if (error.message.startsWith('SSE stream disconnected')) this.#drop(session, error);
     };
-    const transport = this.#transport();
+    const transport = this.#transport(sdk);
     try {
       await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
       this.#tools = await listAllTools(client);
@@ -160,10 +160,10 @@ export class McpConnection {
     return session;
   }
 
-  #transport(): StdioClientTransport | StreamableHTTPClientTransport {
+  #transport(sdk: McpSdk): StdioClientTransport | StreamableHTTPClientTransport {
     const config = this.config;
     if (isStdioServer(config)) {
-      const transport = new StdioClientTransport({
+      const transport = new sdk.StdioClientTransport({
         command: config.command,
         ...(config.args === undefined ? {} : { args: config.args }),
         ...(config.env === undefined ? {} : { env: config.env }),
@@ -188,7 +188,7 @@ export class McpConnection {
       });
       return transport;
     }
-    return new StreamableHTTPClientTransport(new URL(config.url), {
+    return new sdk.StreamableHTTPClientTransport(new URL(config.url), {
       ...(config.headers === undefined ? {} : { requestInit: { headers: config.headers } }),
     });
   }
@@ -220,8 +220,12 @@ export class McpConnection {
  */
 export function isConnectionFailure(error: unknown): boolean {
   if (error instanceof McpConnectionLostError) return true;
-  if (error instanceof McpError) return error.code === ErrorCode.ConnectionClosed;
-  if (error instanceof StreamableHTTPError || error instanceof TypeError) return true;
+  // The SDK's own errors exist only once a connection loaded it.
+  const sdk = mcpSdkIfLoaded();
+  if (sdk !== undefined && error instanceof sdk.McpError)
+    return error.code === sdk.ErrorCode.ConnectionClosed;
+  if ((sdk !== undefined && error instanceof sdk.StreamableHTTPError) || error instanceof TypeError)
+    return true;
   if (!(error instanceof Error)) return false;
   const code = (error as NodeJS.ErrnoException).code;
   return error.message === 'Not connected' || (typeof code === 'string' && /^E[A-Z]+$/.test(code));

@@ -1,14 +1,14 @@
 import { useCallback, useEffect, useMemo, useState, useSyncExternalStore } from 'react';
 import { createRunstreamClient, type RunstreamClient } from '../client/index.ts';
-import { AgentPicker } from './agents/index.ts';
-import type { MessageActions, SourceEvidence } from './blocks/index.ts';
 import {
   ChatController,
   canStop,
   composerBlock,
-  currentAgent,
-  selectedAgent,
-} from './chat/chat-controller.ts';
+  type MessageActions,
+  type SourceEvidence,
+} from '../react/index.ts';
+import { AgentPicker } from './agents/index.ts';
+import { currentAgent, selectedAgent } from './chat/current-agent.ts';
 import { LiveRegion } from './chat/live-region.tsx';
 import { MessageList } from './chat/message-list.tsx';
 import { noticeText } from './chat/notice-text.ts';

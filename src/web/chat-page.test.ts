@@ -92,6 +92,21 @@ describe('the chat page', () => {
     expect(atCard[7]?.text).toContain('取消订单');
     expect(atCard[8]?.text).toContain('88235');
     expect(atCard[8]?.text).toContain('Apple Watch');
+    // A tool row tells the shopper what was done and how long it took, honestly (never "0.0 秒");
+    // the machine name and the arguments are in the row's details.
+    const toolBlocks = page.locator('[data-testid="block"][data-kind="tool"]');
+    const rows = await toolBlocks.locator('summary').allInnerTexts();
+    expect(rows).toHaveLength(3);
+    for (const row of rows) expect(row).not.toMatch(/[a-z]+_[a-z]+|0\.0/);
+    for (const row of rows.slice(0, 2)) expect(row).toMatch(/完成\s*(不到 0\.1|\d+\.\d) 秒$/);
+    expect(rows[2]).toMatch(/^取消订单\s*待确认$/);
+    const cancelRow = toolBlocks.nth(2);
+    expect(await cancelRow.locator('.tool-body').isVisible()).toBe(false);
+    await cancelRow.locator('summary').click();
+    const details = await cancelRow.locator('.tool-body').textContent();
+    expect(details).toContain('cancel_order');
+    expect(details).toContain('88235');
+    await cancelRow.locator('summary').click();
     // The page grew the list block by block: every sequence it showed is a prefix of the final one.
     const log = await page.evaluate(() => (window as unknown as { blockKindLog: string[] }).blockKindLog);
     expect(log.length).toBeGreaterThan(3);

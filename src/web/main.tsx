@@ -1,3 +1,6 @@
+// The blocks' stylesheet (runstream/react/styles.css) first, as when the blocks imported it; the
+// page's own rules come after and win.
+import '../react/styles.css';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './app.tsx';

@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { redactUrl } from '../../shared/index.ts';
 
 export interface OpenRedisOptions {
@@ -12,7 +12,8 @@ export interface OpenRedisOptions {
  * attempt per request) instead of piling up in memory behind a run that waits.
  */
 export async function openRedis(url: string, options: OpenRedisOptions = {}): Promise<Redis> {
-  const redis = new Redis(url, {
+  const { Redis: RedisClient } = await loadIoredis();
+  const redis = new RedisClient(url, {
     lazyConnect: true,
     connectTimeout: options.connectTimeoutMs ?? 5000,
     enableOfflineQueue: false,
@@ -31,4 +32,23 @@ export async function openRedis(url: string, options: OpenRedisOptions = {}): Pr
     });
   }
   return redis;
+}
+
+/** ioredis is an optional peer: loaded when the first connection opens, so only Redis users install it. */
+async function loadIoredis(): Promise<{ Redis: typeof Redis }> {
+  try {
+    return await import('ioredis');
+  } catch (error) {
+    if (
+      (error as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND' ||
+      !String(error).includes("'ioredis'")
+    )
+      throw error;
+    throw new Error(
+      'the Redis event log needs the optional package ioredis: install it with `npm install ioredis`',
+      {
+        cause: error,
+      },
+    );
+  }
 }

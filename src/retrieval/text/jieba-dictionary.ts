@@ -18,9 +18,7 @@ const USER_DICTIONARY_URL = new URL('./user-dict.txt', import.meta.url);
 
 /** jieba with its general dictionary and, at least as frequent, the user dictionary and `synonymWords`. */
 export function createJieba(synonymWords: readonly string[]): Jieba {
-  const require = createRequire(import.meta.url);
-  const { Jieba: JiebaClass } = require('@node-rs/jieba') as typeof import('@node-rs/jieba');
-  const { dict } = require('@node-rs/jieba/dict.js') as { dict: Uint8Array };
+  const { Jieba: JiebaClass, dict } = loadJieba();
   const jieba = JiebaClass.withDict(dict);
 
   const words = new Map<string, number>();
@@ -67,4 +65,27 @@ function baseFrequencies(dict: Uint8Array, wanted: ReadonlyMap<string, number>):
     start = end + 1;
   }
   return found;
+}
+
+/**
+ * @node-rs/jieba (a native addon) is an optional peer, with the rest of the Chinese text analysis:
+ * loaded when a knowledge base first segments text.
+ */
+function loadJieba(): { Jieba: typeof Jieba; dict: Uint8Array } {
+  const require = createRequire(import.meta.url);
+  try {
+    const { Jieba: JiebaClass } = require('@node-rs/jieba') as typeof import('@node-rs/jieba');
+    const { dict } = require('@node-rs/jieba/dict.js') as { dict: Uint8Array };
+    return { Jieba: JiebaClass, dict };
+  } catch (error) {
+    if (
+      (error as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND' ||
+      !String(error).includes("'@node-rs/jieba")
+    )
+      throw error;
+    throw new Error(
+      'text analysis for knowledge bases needs the optional package @node-rs/jieba: install it with `npm install opencc-js @node-rs/jieba pinyin-pro`',
+      { cause: error },
+    );
+  }
 }

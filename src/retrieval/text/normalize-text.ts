@@ -1,4 +1,4 @@
-import * as OpenCC from 'opencc-js';
+import { createRequire } from 'node:module';
 import { REGIONAL_WORDS } from './regional-words.ts';
 
 /**
@@ -76,11 +76,35 @@ let converter: ((text: string) => string) | undefined;
 
 /** Traditional (Taiwan usage, phrase-level) → Simplified (mainland). */
 export function toSimplified(text: string): string {
-  // opencc-js ships typings, but under NodeNext their extensionless relative imports do not resolve
-  // (hidden by skipLibCheck) and ConverterFunction degrades to any: hence the explicit type.
-  const convert: (text: string) => string = converter ?? OpenCC.Converter({ from: 'twp', to: 'cn' });
-  converter = convert;
-  return convert(text);
+  converter ??= loadOpenCc().Converter({ from: 'twp', to: 'cn' });
+  return converter(text);
+}
+
+// opencc-js ships typings, but under NodeNext their extensionless relative imports do not resolve
+// (hidden by skipLibCheck) and ConverterFunction degrades to any: hence a type of our own.
+interface OpenCc {
+  Converter(options: { from: 'twp'; to: 'cn' }): (text: string) => string;
+}
+
+/**
+ * opencc-js is an optional peer, with the rest of the Chinese text analysis: loaded (its CommonJS
+ * build, so normalising stays synchronous) on the first text normalised, which only a knowledge base
+ * or the retrieval tools do.
+ */
+function loadOpenCc(): OpenCc {
+  try {
+    return createRequire(import.meta.url)('opencc-js') as OpenCc;
+  } catch (error) {
+    if (
+      (error as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND' ||
+      !String(error).includes("'opencc-js'")
+    )
+      throw error;
+    throw new Error(
+      'text analysis for knowledge bases needs the optional package opencc-js: install it with `npm install opencc-js @node-rs/jieba pinyin-pro`',
+      { cause: error },
+    );
+  }
 }
 
 const REGIONAL_PATTERN = new RegExp(

@@ -16,10 +16,7 @@ const HAN = /\p{Script=Han}/u;
 export function readingOf(character: string): string {
   let reading = READINGS.get(character);
   if (reading === undefined) {
-    if (convert === undefined) {
-      const require = createRequire(import.meta.url);
-      convert = (require('pinyin-pro') as { pinyin: PinyinFunction }).pinyin;
-    }
+    convert ??= loadPinyin();
     reading = convert(character, { toneType: 'none', type: 'array' })[0] ?? character;
     READINGS.set(character, reading);
   }
@@ -46,4 +43,21 @@ export function pinyinBigrams(canonical: string): string[] {
     previous = reading;
   }
   return terms;
+}
+
+/** pinyin-pro is an optional peer, with the rest of the Chinese text analysis. */
+function loadPinyin(): PinyinFunction {
+  try {
+    return (createRequire(import.meta.url)('pinyin-pro') as { pinyin: PinyinFunction }).pinyin;
+  } catch (error) {
+    if (
+      (error as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND' ||
+      !String(error).includes("'pinyin-pro'")
+    )
+      throw error;
+    throw new Error(
+      'text analysis for knowledge bases needs the optional package pinyin-pro: install it with `npm install opencc-js @node-rs/jieba pinyin-pro`',
+      { cause: error },
+    );
+  }
 }

@@ -49,10 +49,10 @@ export class RunStarter {
       agentRevision: agent.revision,
     };
     let active = await store.findActiveRun(conversationId);
-    // The previous run's end reaches its reader here a moment before the store has it: a message
-    // sent right after it must not be refused for that.
+    // The previous run's end (or pause) reaches its reader here a moment before the store has it: a
+    // message sent right after it must not be refused for that, nor refused with the wrong reason.
     const ending = active === undefined ? undefined : this.#driver.live(active.id);
-    if (active !== undefined && ending?.log.finished) {
+    if (active !== undefined && (ending?.log.finished || ending?.log.paused)) {
       await ending.settled;
       active = await store.findActiveRun(conversationId);
     }

@@ -1,4 +1,4 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { redactUrl } from '../../shared/index.ts';
 
 /**
@@ -6,12 +6,27 @@ import { redactUrl } from '../../shared/index.ts';
  * exceed 2^53; every BIGINT the store writes is a timestamp, a seq or a count, far below that.
  * Scoped to the store's pools instead of pg's global parsers, so an embedder's pg is unaffected.
  */
-const TYPES = {
-  getTypeParser(oid: number, format?: 'text' | 'binary') {
-    if (oid === pg.types.builtins.INT8) return (value: string) => Number(value);
-    return pg.types.getTypeParser(oid, format);
-  },
-} as unknown as pg.CustomTypesConfig;
+function storeTypes(types: typeof pg.types): pg.CustomTypesConfig {
+  return {
+    getTypeParser(oid: number, format?: 'text' | 'binary') {
+      if (oid === types.builtins.INT8) return (value: string) => Number(value);
+      return types.getTypeParser(oid, format);
+    },
+  } as unknown as pg.CustomTypesConfig;
+}
+
+/** pg is an optional peer: loaded when the first pool opens, so only PostgreSQL users install it. */
+async function loadPg(): Promise<typeof pg> {
+  try {
+    return (await import('pg')).default;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND' || !String(error).includes("'pg'"))
+      throw error;
+    throw new Error('the PostgreSQL store needs the optional package pg: install it with `npm install pg`', {
+      cause: error,
+    });
+  }
+}
 
 export interface OpenPostgresOptions {
   /** Connections in the pool. Default 10. */
@@ -22,11 +37,12 @@ export interface OpenPostgresOptions {
 
 /** A pool on `url`, checked with one round trip so a wrong URL fails at start, not at first use. */
 export async function openPostgres(url: string, options: OpenPostgresOptions = {}): Promise<pg.Pool> {
-  const pool = new pg.Pool({
+  const { Pool, types } = await loadPg();
+  const pool = new Pool({
     connectionString: url,
     max: options.max ?? 10,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
-    types: TYPES,
+    types: storeTypes(types),
   });
   // An idle client that loses its connection (a PostgreSQL restart) emits on the pool; without a
   // listener that would crash the process. The next query gets a fresh connection.

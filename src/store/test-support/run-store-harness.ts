@@ -1,6 +1,8 @@
 import { expect } from 'vitest';
 import { createMessageState, type Message, reduceAll, toMessage } from '../../protocol/index.ts';
-import { SEED_CANCEL_ORDER, seedCancelOrderEvents } from '../../protocol/test-support/index.ts';
+// The one file, not the folder's index, which also holds the fast-check arbitraries: runstream/testing
+// re-exports this harness, and fast-check is no dependency of the package.
+import { SEED_CANCEL_ORDER, seedCancelOrderEvents } from '../../protocol/test-support/seed-cancel-order.ts';
 import type { Conversation, RunRecord, RunStatus, RunStore, User } from '../run-store.ts';
 import { RunStoreError, type RunStoreErrorCode } from '../run-store-error.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentSummary } from '../../client/index.ts';
-import { type ChatSnapshot, EMPTY_CONVERSATION, initialSnapshot } from './chat-snapshot.ts';
+import { type ChatSnapshot, EMPTY_CONVERSATION, initialSnapshot } from '../../react/index.ts';
 import { currentAgent, selectedAgent } from './current-agent.ts';
 
 /** Whose title, greeting and examples the page shows, in each state a conversation can be in. */

@@ -1,5 +1,5 @@
 import type { AgentSummary } from '../../client/index.ts';
-import type { ChatSnapshot } from './chat-snapshot.ts';
+import type { ChatSnapshot } from '../../react/index.ts';
 
 /**
  * The agent whose title, greeting and examples the page shows: the open conversation's, or for a new

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import type { ChatItem } from './chat-controller.ts';
+import type { ChatItem } from '../../react/index.ts';
 import { SentenceAnnouncer } from './sentence-announcer.ts';
 
 /**

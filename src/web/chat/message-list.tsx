@@ -1,7 +1,7 @@
 import { useLayoutEffect, useRef } from 'react';
-import { AssistantMessage, type MessageActions } from '../blocks/index.ts';
+import { AssistantMessage, type ChatItem, type MessageActions } from '../../react/index.ts';
 import { useI18n } from '../i18n/index.ts';
-import type { ChatItem } from './chat-controller.ts';
+import { TimelineToggle } from '../timeline/index.ts';
 
 export interface MessageListProps {
   items: readonly ChatItem[];
@@ -61,7 +61,9 @@ export function MessageList({ items, actions, now, greeting, examples, onExample
             <p>{item.text}</p>
           </div>
         ) : (
-          <AssistantMessage key={item.key} state={item.state} actions={actions} now={now} />
+          <AssistantMessage key={item.key} state={item.state} actions={actions}>
+            <TimelineToggle message={item.state} now={now} />
+          </AssistantMessage>
         ),
       )}
     </div>

@@ -1,6 +1,6 @@
+import type { Notice } from '../../react/index.ts';
 import type { I18n } from '../i18n/index.ts';
 import { type MessageKey, zhCN } from '../i18n/messages.ts';
-import type { Notice } from './chat-controller.ts';
 
 /** A notice in the page's language: our translation for codes we know, else the sentence it came with. */
 export function noticeText(notice: Notice, t: I18n['t']): string {

@@ -1,4 +1,4 @@
-import type { ConnectionView } from '../chat/chat-controller.ts';
+import type { ConnectionView } from '../../react/index.ts';
 import { useI18n } from '../i18n/index.ts';
 
 /**

@@ -1,4 +1,5 @@
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from 'react';
+import { RunstreamTextProvider } from '../../react/index.ts';
 import { formatMessage, LOCALES, type Locale, type MessageKey } from './messages.ts';
 
 export interface I18n {
@@ -36,7 +37,12 @@ export function I18nProvider({ children }: { children: ReactNode }) {
     }),
     [locale, setLocale],
   );
-  return <I18nContext.Provider value={value}>{children}</I18nContext.Provider>;
+  // The blocks (runstream/react) speak the page's language from the same tables.
+  return (
+    <I18nContext.Provider value={value}>
+      <RunstreamTextProvider locale={locale}>{children}</RunstreamTextProvider>
+    </I18nContext.Provider>
+  );
 }
 
 export function useI18n(): I18n {

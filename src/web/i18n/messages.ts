@@ -1,8 +1,12 @@
+import { blockMessagesEn, blockMessagesZhCN } from '../../react/index.ts';
+
 /**
  * Every string the page shows, in Simplified Chinese (the default) and English. Keys are spelled
  * out so a missing translation is a type error, not a blank on screen.
  */
 export const zhCN = {
+  // What the blocks say (runstream/react's tables; one sentence, one place).
+  ...blockMessagesZhCN,
   // The page's own title and greeting while no agent says otherwise (loading, or a server without
   // agent cards); each agent's title, greeting and examples come from `GET /v1/agents`.
   'app.title': '智能客服',
@@ -40,46 +44,6 @@ export const zhCN = {
   'connection.reconnecting': '连接中断，正在重连…（第 {attempt} 次）',
   'connection.reconnected': '已重新连接',
   'connection.failed': '连接失败：{message}',
-  'message.status.running': '回复中',
-  'message.status.paused': '等待确认',
-  'message.status.completed': '已完成',
-  'message.status.cancelled': '已停止',
-  'message.status.failed': '出错了',
-  'message.status.interrupted': '已中断',
-  'message.stoppedByUser': '你停止了这次回复',
-  'message.interrupted': '本轮回复异常中断',
-  'message.cancelled': '这次回复已停止',
-  'block.reasoning.streaming': '思考中…',
-  'block.reasoning.done': '思考了 {seconds} 秒',
-  'block.reasoning.stopped': '思考（已停止）',
-  'block.reasoning.interrupted': '思考（已中断）',
-  'block.answer.stopped': '（已停止）',
-  'block.answer.interrupted': '（已中断）',
-  'block.tool.arguments': '参数',
-  'block.tool.result': '结果',
-  'block.tool.error': '错误',
-  'block.tool.status.pending': '待执行',
-  'block.tool.status.running': '运行中',
-  'block.tool.status.awaiting_confirmation': '待确认',
-  'block.tool.status.done': '完成',
-  'block.tool.status.failed': '失败',
-  'block.tool.status.rejected': '已拒绝',
-  'block.tool.status.cancelled': '已取消',
-  'block.tool.status.interrupted': '已中断',
-  'block.confirm.approve': '确认',
-  'block.confirm.reject': '取消',
-  'block.confirm.deciding': '提交中…',
-  'block.confirm.approved': '已确认',
-  'block.confirm.rejected': '已拒绝',
-  'block.confirm.expired': '已失效',
-  'block.confirm.decidedAt': '{decision} · {time}',
-  'block.error.title': '出错了',
-  'block.confirm.pending': '等待确认',
-  'block.text.status.streaming': '生成中',
-  'block.text.status.done': '完成',
-  'block.text.status.cancelled': '已停止',
-  'block.text.status.interrupted': '已中断',
-  'hint.max_iterations': '已达到最大迭代次数，正在生成当前执行结果的总结',
   'timeline.show': '时间线',
   'timeline.hide': '收起时间线',
   'timeline.title': '本轮耗时 {seconds} 秒',
@@ -103,9 +67,7 @@ export const zhCN = {
   'source.close': '关闭',
   'source.loading': '正在加载来源…',
   'source.failed': '来源加载失败：{message}',
-  'source.line': '第 {line} 行',
   'source.passage': '回答依据的段落',
-  'units.seconds': '{seconds} 秒',
   // Errors by code. Client-side failures are translated; for the server's own codes an empty
   // Chinese entry means "show the server's sentence", which is already in the shopper's words.
   'error.network_error': '连不上服务器，请检查网络后重试',
@@ -126,6 +88,7 @@ export const zhCN = {
 export type MessageKey = keyof typeof zhCN;
 
 export const en: Record<MessageKey, string> = {
+  ...blockMessagesEn,
   'app.title': 'Assistant',
   'app.subtitle': 'runstream demo',
   'app.language': '中文',
@@ -161,46 +124,6 @@ export const en: Record<MessageKey, string> = {
   'connection.reconnecting': 'Connection lost, reconnecting… (attempt {attempt})',
   'connection.reconnected': 'Reconnected',
   'connection.failed': 'Connection failed: {message}',
-  'message.status.running': 'Replying',
-  'message.status.paused': 'Waiting for confirmation',
-  'message.status.completed': 'Done',
-  'message.status.cancelled': 'Stopped',
-  'message.status.failed': 'Failed',
-  'message.status.interrupted': 'Interrupted',
-  'message.stoppedByUser': 'You stopped this reply',
-  'message.interrupted': 'This reply was interrupted',
-  'message.cancelled': 'This reply was stopped',
-  'block.reasoning.streaming': 'Thinking…',
-  'block.reasoning.done': 'Thought for {seconds} s',
-  'block.reasoning.stopped': 'Thinking (stopped)',
-  'block.reasoning.interrupted': 'Thinking (interrupted)',
-  'block.answer.stopped': '(stopped)',
-  'block.answer.interrupted': '(interrupted)',
-  'block.tool.arguments': 'Arguments',
-  'block.tool.result': 'Result',
-  'block.tool.error': 'Error',
-  'block.tool.status.pending': 'Pending',
-  'block.tool.status.running': 'Running',
-  'block.tool.status.awaiting_confirmation': 'Awaiting confirmation',
-  'block.tool.status.done': 'Done',
-  'block.tool.status.failed': 'Failed',
-  'block.tool.status.rejected': 'Rejected',
-  'block.tool.status.cancelled': 'Cancelled',
-  'block.tool.status.interrupted': 'Interrupted',
-  'block.confirm.approve': 'Confirm',
-  'block.confirm.reject': 'Cancel',
-  'block.confirm.deciding': 'Sending…',
-  'block.confirm.approved': 'Confirmed',
-  'block.confirm.rejected': 'Rejected',
-  'block.confirm.expired': 'Expired',
-  'block.confirm.decidedAt': '{decision} · {time}',
-  'block.error.title': 'Something went wrong',
-  'block.confirm.pending': 'Awaiting confirmation',
-  'block.text.status.streaming': 'In progress',
-  'block.text.status.done': 'Done',
-  'block.text.status.cancelled': 'Stopped',
-  'block.text.status.interrupted': 'Interrupted',
-  'hint.max_iterations': 'Reached the step limit; summarising what has been done so far',
   'timeline.show': 'Timeline',
   'timeline.hide': 'Hide timeline',
   'timeline.title': 'This reply took {seconds} s',
@@ -224,9 +147,7 @@ export const en: Record<MessageKey, string> = {
   'source.close': 'Close',
   'source.loading': 'Loading the source…',
   'source.failed': 'Could not load the source: {message}',
-  'source.line': 'line {line}',
   'source.passage': 'The passage the answer is based on',
-  'units.seconds': '{seconds} s',
   'error.network_error': 'Cannot reach the server; check the network and try again',
   'error.connection_lost': 'The connection broke',
   'error.stream_ended_early': 'The connection ended unexpectedly',
@@ -247,14 +168,4 @@ export type Locale = 'zh-CN' | 'en';
 
 export const LOCALES: Record<Locale, Record<MessageKey, string>> = { 'zh-CN': zhCN, en };
 
-/** Fill `{name}` placeholders; an unknown placeholder stays visible rather than vanishing. */
-export function formatMessage(template: string, params: Record<string, string | number> = {}): string {
-  return template.replace(/\{(\w+)\}/g, (whole, name: string) =>
-    name in params ? String(params[name]) : whole,
-  );
-}
-
-/** 1234 ms → "1.2"; always one decimal so durations line up. */
-export function formatSeconds(milliseconds: number): string {
-  return (Math.max(0, milliseconds) / 1000).toFixed(1);
-}
+export { formatMessage, formatSeconds } from '../../react/index.ts';

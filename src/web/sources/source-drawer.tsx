@@ -1,8 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import type { RunstreamClient } from '../../client/index.ts';
-import type { SourceEvidence } from '../blocks/index.ts';
+import { parseCitation, type SourceEvidence } from '../../react/index.ts';
 import { useI18n } from '../i18n/index.ts';
-import { parseCitation } from '../markdown/link-citations.ts';
 
 interface SourceDocument {
   path: string;

@@ -28,7 +28,9 @@ export interface RunTimelineProps {
 export function RunTimeline({ message, now, id }: RunTimelineProps) {
   const { t, locale } = useI18n();
   const layout = layoutTimeline(message, now, t);
-  const seconds = (ms: number) => t('units.seconds', { seconds: formatSeconds(ms) });
+  // Honest at every size: a step faster than one decimal can show did not take "0.0 秒".
+  const seconds = (ms: number) =>
+    ms < 100 ? t('units.underTenthSecond') : t('units.seconds', { seconds: formatSeconds(ms) });
   const duration = (row: TimelineRow) =>
     row.open ? t('timeline.open', { duration: seconds(row.durationMs) }) : seconds(row.durationMs);
 

@@ -2,8 +2,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRunstreamClient, type RunstreamClient } from '../../client/index.ts';
 import type { Message, ToolBlock } from '../../protocol/index.ts';
 import { startTestServer, TEST_TOKEN, type TestServer } from '../../server/test-support/start-test-server.ts';
-import { RETURN_QUESTION, SEED_CANCEL_MESSAGE } from '../test-support/chat-page-fixture.ts';
-import { type DropProxy, startDropProxy } from '../test-support/drop-proxy.ts';
+import { RETURN_QUESTION, SEED_CANCEL_MESSAGE } from '../../web/test-support/chat-page-fixture.ts';
+import { type DropProxy, startDropProxy } from '../../web/test-support/drop-proxy.ts';
 import { ChatController, type ChatItem, type ChatSnapshot, composerBlock } from './chat-controller.ts';
 
 /**

@@ -1,6 +1,9 @@
 import type { ConfirmationDecision } from '../../client/index.ts';
 
-/** What an assistant message's blocks can ask of the page. */
+/**
+ * What an assistant message's blocks can ask of the page. `useRunstreamChat` returns one ready to
+ * pass (`chat.actions`); every field is optional for a page that shows messages read-only.
+ */
 export interface MessageActions {
   /** Approve or reject the write behind a confirmation card (the block's `toolCallId`). */
   decide(toolCallId: string, decision: ConfirmationDecision): void;

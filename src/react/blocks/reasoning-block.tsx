@@ -1,15 +1,24 @@
 import { memo, type SyntheticEvent, useState } from 'react';
 import type { TextBlock } from '../../protocol/index.ts';
-import { formatSeconds, useI18n } from '../i18n/index.ts';
-import './blocks.css';
+import { type BlockText, formatSeconds, useBlockText } from '../text/index.ts';
 import { blockRootProps } from './block-root-props.ts';
+import { type BlockStyleProps, resolveClassNames } from './class-names.ts';
+
+export interface ReasoningBlockProps extends BlockStyleProps {
+  block: TextBlock;
+}
 
 /**
  * A reasoning block: a native disclosure, open while the model thinks and closed once it is done.
  * After the reader toggles it, their choice stays. The text is plain pre-wrapped text, never HTML.
  */
-export const ReasoningBlock = memo(function ReasoningBlock({ block }: { block: TextBlock }) {
-  const { t } = useI18n();
+export const ReasoningBlock = memo(function ReasoningBlock({
+  block,
+  className,
+  classNames,
+}: ReasoningBlockProps) {
+  const { t } = useBlockText();
+  const names = resolveClassNames(classNames);
   const [chosen, setChosen] = useState<boolean | null>(null);
   const open = chosen ?? block.status === 'streaming';
 
@@ -20,18 +29,18 @@ export const ReasoningBlock = memo(function ReasoningBlock({ block }: { block: T
   };
 
   return (
-    <div {...blockRootProps(block)}>
-      <details className="reasoning" open={open} onToggle={onToggle}>
-        <summary className="reasoning-summary">
-          <span className="reasoning-label">{summaryOf(block, t)}</span>
+    <div {...blockRootProps(block, names, className)}>
+      <details className={names.reasoning} open={open} onToggle={onToggle}>
+        <summary className={names.reasoningSummary}>
+          <span className={names.reasoningLabel}>{summaryOf(block, t)}</span>
         </summary>
-        <div className="reasoning-text">{block.text}</div>
+        <div className={names.reasoningText}>{block.text}</div>
       </details>
     </div>
   );
 });
 
-function summaryOf(block: TextBlock, t: ReturnType<typeof useI18n>['t']): string {
+function summaryOf(block: TextBlock, t: BlockText['t']): string {
   switch (block.status) {
     case 'streaming':
       return t('block.reasoning.streaming');

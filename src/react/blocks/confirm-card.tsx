@@ -1,20 +1,21 @@
 import { memo, useEffect, useRef } from 'react';
+import type { ConfirmationDecision } from '../../client/index.ts';
 import type { ConfirmBlock } from '../../protocol/index.ts';
-import { type MessageKey, useI18n } from '../i18n/index.ts';
-import './blocks.css';
+import { type BlockMessageKey, useBlockText } from '../text/index.ts';
 import { blockRootProps } from './block-root-props.ts';
-import type { MessageActions } from './message-actions.ts';
+import { type BlockStyleProps, joinClassNames, resolveClassNames } from './class-names.ts';
 
-export interface ConfirmCardProps {
+export interface ConfirmCardProps extends BlockStyleProps {
   block: ConfirmBlock;
-  decide: MessageActions['decide'];
+  /** Approve or reject; without it the card's buttons are disabled (a read-only view). */
+  decide?: ((toolCallId: string, decision: ConfirmationDecision) => void) | undefined;
   /** The decision for this card is in flight. */
-  deciding: boolean;
+  deciding?: boolean | undefined;
   /** The server refused this card's decision (e.g. 409 decision_conflict). */
-  decisionError: string | undefined;
+  decisionError?: string | undefined;
 }
 
-const STATUS_LABEL: Record<ConfirmBlock['status'], MessageKey> = {
+const STATUS_LABEL: Record<ConfirmBlock['status'], BlockMessageKey> = {
   pending: 'block.confirm.pending',
   approved: 'block.confirm.approved',
   rejected: 'block.confirm.rejected',
@@ -29,10 +30,13 @@ const STATUS_LABEL: Record<ConfirmBlock['status'], MessageKey> = {
 export const ConfirmCard = memo(function ConfirmCard({
   block,
   decide,
-  deciding,
+  deciding = false,
   decisionError,
+  className,
+  classNames,
 }: ConfirmCardProps) {
-  const { t } = useI18n();
+  const { t } = useBlockText();
+  const names = resolveClassNames(classNames);
   const pending = block.status === 'pending';
   // A keyboard user who pressed 确认 must not be dropped to the top of the page when the buttons go:
   // focus moves to the line that states the decision.
@@ -44,22 +48,24 @@ export const ConfirmCard = memo(function ConfirmCard({
       decisionLine.current?.focus();
     }
   }, [pending]);
-  const press = (decision: 'approve' | 'reject') => {
+  const press = (decision: ConfirmationDecision) => {
+    if (decide === undefined) return;
     pressed.current = true;
     decide(block.toolCallId, decision);
   };
+  const disabled = deciding || decide === undefined;
   return (
     <>
-      <div {...blockRootProps(block)}>
-        <fieldset className="confirm-card" aria-label={block.title} aria-busy={deciding || undefined}>
-          <div className="confirm-title">{block.title}</div>
-          {block.description !== '' && <p className="confirm-description">{block.description}</p>}
+      <div {...blockRootProps(block, names, className)}>
+        <fieldset className={names.confirmCard} aria-label={block.title} aria-busy={deciding || undefined}>
+          <div className={names.confirmTitle}>{block.title}</div>
+          {block.description !== '' && <p className={names.confirmDescription}>{block.description}</p>}
           {block.details.length > 0 && (
-            <dl className="confirm-details">
+            <dl className={names.confirmDetails}>
               {block.details.map((detail, index) => (
                 // Labels may repeat; the order of details never changes.
                 // biome-ignore lint/suspicious/noArrayIndexKey: a card's details are fixed once it starts
-                <div className="confirm-detail" key={index}>
+                <div className={names.confirmDetail} key={index}>
                   <dt>{detail.label}</dt>
                   <dd>{detail.value}</dd>
                 </div>
@@ -67,28 +73,28 @@ export const ConfirmCard = memo(function ConfirmCard({
             </dl>
           )}
           {pending ? (
-            <div className="confirm-actions">
+            <div className={names.confirmActions}>
               <button
                 type="button"
-                className="confirm-button confirm-approve"
+                className={joinClassNames(names.confirmButton, names.confirmApprove)}
                 data-testid="confirm-approve"
-                disabled={deciding}
+                disabled={disabled}
                 onClick={() => press('approve')}
               >
                 {deciding ? t('block.confirm.deciding') : t('block.confirm.approve')}
               </button>
               <button
                 type="button"
-                className="confirm-button confirm-reject"
+                className={joinClassNames(names.confirmButton, names.confirmReject)}
                 data-testid="confirm-reject"
-                disabled={deciding}
+                disabled={disabled}
                 onClick={() => press('reject')}
               >
                 {t('block.confirm.reject')}
               </button>
             </div>
           ) : (
-            <p className="confirm-decision" data-status={block.status} ref={decisionLine} tabIndex={-1}>
+            <p className={names.confirmDecision} data-status={block.status} ref={decisionLine} tabIndex={-1}>
               {block.decision
                 ? t('block.confirm.decidedAt', {
                     decision: t(STATUS_LABEL[block.status]),
@@ -100,7 +106,7 @@ export const ConfirmCard = memo(function ConfirmCard({
         </fieldset>
       </div>
       {decisionError !== undefined && decisionError !== '' && (
-        <p className="confirm-error" role="alert">
+        <p className={names.confirmError} role="alert">
           {decisionError}
         </p>
       )}

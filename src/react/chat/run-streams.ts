@@ -2,7 +2,7 @@ import type { ConnectionChange, RunStream, RunstreamClient } from '../../client/
 import type { MessageState } from '../../protocol/index.ts';
 import { type ChatSnapshot, toNotice } from './chat-snapshot.ts';
 
-// Following a run's stream for the chat page (one at a time), with the connection state and the
+// Following a run's stream for the chat (one at a time), with the connection state and the
 // stop that waits for a run id, kept apart from `ChatController`, which decides what to follow and
 // where its states go.
 
@@ -13,6 +13,8 @@ export interface ActiveStream {
   abort: AbortController;
   /** The stop button was pressed for this run; `cancelSent` once the cancel request went out. */
   stopRequested: boolean;
+  /** The stop's reason (`user_stop` unless the page gave another). */
+  stopReason?: string;
   cancelSent: boolean;
 }
 
@@ -75,7 +77,7 @@ export class RunStreams {
         if (active.stopRequested && !active.cancelSent && runId !== undefined) {
           // A stop pressed before the run id was known.
           active.cancelSent = true;
-          void this.cancel(runId, this.#host.generation());
+          void this.cancel(runId, this.#host.generation(), active.stopReason);
         }
       }
       if (first) hooks.onFirstUpdate?.();
@@ -100,7 +102,7 @@ export class RunStreams {
         const runId = active.stream.runId;
         if (active.stopRequested && !active.cancelSent && runId !== undefined) {
           active.cancelSent = true;
-          void this.cancel(runId, this.#host.generation());
+          void this.cancel(runId, this.#host.generation(), active.stopReason);
         }
         clearTimeout(this.#reconnectedTimer);
         const failed = this.#host.current().connection.status === 'failed';
@@ -114,9 +116,9 @@ export class RunStreams {
     }
   }
 
-  async cancel(runId: string, generation: number): Promise<void> {
+  async cancel(runId: string, generation: number, reason = 'user_stop'): Promise<void> {
     try {
-      await this.#host.client.cancel(runId, 'user_stop');
+      await this.#host.client.cancel(runId, reason);
     } catch (error) {
       this.#host.handleAuth(error);
       if (generation === this.#host.generation())

@@ -21,21 +21,28 @@ import { SnapshotFrames } from './snapshot-frames.ts';
 
 export type { ChatItem, ChatSnapshot, ConnectionView, ConversationView, Notice } from './chat-snapshot.ts';
 export { canStop, composerBlock } from './chat-snapshot.ts';
-export { agentById, currentAgent, selectedAgent } from './current-agent.ts';
 
 export interface ChatControllerOptions {
   client: RunstreamClient;
   /** Put a conversation's address in the location bar (`/c/{id}`, or `/` for a new one). */
-  navigate(path: string, options: { replace: boolean }): void;
+  navigate?(path: string, options: { replace: boolean }): void;
+  /** A conversation was created for the first message sent without one. */
+  onConversationCreated?(conversationId: string): void;
   /** The token was refused: the page signs in again. */
-  onUnauthorized(): void;
+  onUnauthorized?(): void;
+  /**
+   * The agent of a conversation created on the first send, read at that moment; over the one
+   * chosen with `selectAgent`. Absent (or `undefined`), the chosen one, else the server's default.
+   */
+  agentId?: () => string | undefined;
   /** Batch renders; defaults to requestAnimationFrame. Streams deliver far more events than frames. */
   scheduleFrame?: (callback: () => void) => void;
 }
 
 /**
- * The page's state and everything that changes it, free of React so it can be reasoned about alone.
- * The protocol work is the client SDK's: each assistant message is the `MessageState` its RunStream
+ * A chat's state and everything that changes it, free of React so it can be reasoned about alone:
+ * the engine under `useRunstreamChat`, and the whole state of the shipped chat page (which also
+ * keeps the agent list, the conversation list and the location bar here). The protocol work is the client SDK's: each assistant message is the `MessageState` its RunStream
  * reduced (or `fromMessage()` of the persisted message after a refresh); this class only decides
  * which stream to follow and where to put its states.
  *
@@ -143,7 +150,7 @@ export class ChatController {
 
   /** A new, empty conversation; it is created on the server with its first message. */
   newConversation(): void {
-    this.#options.navigate('/', { replace: false });
+    this.#options.navigate?.('/', { replace: false });
     void this.openConversation(null);
   }
 
@@ -159,12 +166,13 @@ export class ChatController {
     this.#update({ sending: true, composerNotice: null });
     let conversationId = this.#current.conversation.id;
     if (conversationId === null) {
-      const agentId = this.#current.selectedAgentId ?? undefined;
+      const agentId = this.#options.agentId?.() ?? this.#current.selectedAgentId ?? undefined;
       try {
         const created = await this.#client.createConversation(agentId === undefined ? {} : { agentId });
         if (generation !== this.#generation) return true;
         conversationId = created.id;
-        this.#options.navigate(`/c/${encodeURIComponent(created.id)}`, { replace: true });
+        this.#options.navigate?.(`/c/${encodeURIComponent(created.id)}`, { replace: true });
+        this.#options.onConversationCreated?.(created.id);
         this.#update({
           conversation: {
             ...this.#current.conversation,
@@ -239,10 +247,11 @@ export class ChatController {
   }
 
   /**
-   * The explicit stop: `cancel` with reason `user_stop`. A stream being read then delivers
-   * `run.cancelled`; a run shown as running without a stream (its connection gave up) is reloaded.
+   * The explicit stop: `cancel` with `reason` (default `user_stop`). A stream being read then
+   * delivers `run.cancelled`; a run shown as running without a stream (its connection gave up) is
+   * reloaded.
    */
-  async stop(): Promise<void> {
+  async stop(reason = 'user_stop'): Promise<void> {
     if (this.#current.stopping) return;
     const active = this.#streams.active;
     if (active === null) {
@@ -251,23 +260,27 @@ export class ChatController {
       const conversationId = this.#current.conversation.id;
       if (runId == null || conversationId === null) return;
       this.#update({ stopping: true });
-      await this.#streams.cancel(runId, this.#generation);
+      await this.#streams.cancel(runId, this.#generation, reason);
       this.#update({ stopping: false });
       await this.#load(conversationId, this.#generation);
       return;
     }
     active.stopRequested = true;
+    active.stopReason = reason;
     this.#update({ stopping: true });
     const runId = active.stream.runId ?? this.#stateOf(active.itemKey)?.runId ?? undefined;
     // Before the response headers there is no run id yet; `RunStreams.follow` cancels once it learns it.
     if (runId !== undefined) {
       active.cancelSent = true;
-      await this.#streams.cancel(runId, this.#generation);
+      await this.#streams.cancel(runId, this.#generation, reason);
     }
   }
 
-  /** Approve or reject a paused write. A second click while the first is in flight does nothing. */
-  async decide(toolCallId: string, decision: ConfirmationDecision): Promise<void> {
+  /**
+   * Approve or reject a paused write, with an optional `note` the decision keeps (why the customer
+   * said no, say). A second click while the first is in flight does nothing.
+   */
+  async decide(toolCallId: string, decision: ConfirmationDecision, note?: string): Promise<void> {
     const current = this.#current;
     if (current.deciding.has(toolCallId)) return;
     const item = [...current.conversation.items]
@@ -289,6 +302,7 @@ export class ChatController {
     });
     const abort = new AbortController();
     const stream = this.#client.decide(runId, toolCallId, decision, {
+      ...(note === undefined ? {} : { note }),
       state: item.state,
       signal: abort.signal,
       onConnectionChange: (change) => this.#streams.onConnectionChange(change, abort),
@@ -404,7 +418,7 @@ export class ChatController {
   }
 
   #handleAuth(error: unknown): void {
-    if (error instanceof UnauthorizedError) this.#options.onUnauthorized();
+    if (error instanceof UnauthorizedError) this.#options.onUnauthorized?.();
   }
 
   #newKey(prefix: string): string {

@@ -1,15 +1,18 @@
 import { memo, useCallback, useEffect, useMemo, useRef } from 'react';
 import type { TextBlock } from '../../protocol/index.ts';
-import { useI18n } from '../i18n/index.ts';
 import { citationFromHref, parseCitation } from '../markdown/link-citations.ts';
 import { renderMarkdown } from '../markdown/render-markdown.ts';
-import './blocks.css';
+import { useBlockText } from '../text/index.ts';
 import { blockRootProps } from './block-root-props.ts';
-import type { MessageActions } from './message-actions.ts';
+import { type BlockStyleProps, resolveClassNames } from './class-names.ts';
 
-export interface AnswerBlockProps {
+export interface AnswerBlockProps extends BlockStyleProps {
   block: TextBlock;
-  openSource: MessageActions['openSource'];
+  /**
+   * A click on a citation link (`knowledge/policies/returns.md#L3`). Without it, citation links are
+   * plain in-page links (`#source=…`).
+   */
+  openSource?: ((citation: string) => void) | undefined;
 }
 
 /**
@@ -18,8 +21,14 @@ export interface AnswerBlockProps {
  * (CSS, on `data-status="streaming"`); a stopped or interrupted answer says so after its text.
  * Citation links open the cited source instead of navigating.
  */
-export const AnswerBlock = memo(function AnswerBlock({ block, openSource }: AnswerBlockProps) {
-  const { t } = useI18n();
+export const AnswerBlock = memo(function AnswerBlock({
+  block,
+  openSource,
+  className,
+  classNames,
+}: AnswerBlockProps) {
+  const { t } = useBlockText();
+  const names = resolveClassNames(classNames);
   const container = useRef<HTMLDivElement>(null);
 
   const citationLabel = useCallback(
@@ -34,7 +43,7 @@ export const AnswerBlock = memo(function AnswerBlock({ block, openSource }: Answ
   // One delegated listener: the links are rebuilt with every delta, the container is not.
   useEffect(() => {
     const element = container.current;
-    if (element === null) return;
+    if (element === null || openSource === undefined) return;
     const onClick = (event: MouseEvent) => {
       if (!(event.target instanceof Element)) return;
       const link = event.target.closest('a');
@@ -49,16 +58,18 @@ export const AnswerBlock = memo(function AnswerBlock({ block, openSource }: Answ
   }, [openSource]);
 
   return (
-    <div {...blockRootProps(block)}>
+    <div {...blockRootProps(block, names, className)}>
       <div
         ref={container}
-        className="markdown"
+        className={names.markdown}
         // biome-ignore lint/security/noDangerouslySetInnerHtml: renderMarkdown's output, sanitised by DOMPurify with a tight allow-list
         dangerouslySetInnerHTML={{ __html: html }}
       />
-      {block.status === 'cancelled' && <span className="answer-marker">{t('block.answer.stopped')}</span>}
+      {block.status === 'cancelled' && (
+        <span className={names.answerMarker}>{t('block.answer.stopped')}</span>
+      )}
       {block.status === 'interrupted' && (
-        <span className="answer-marker">{t('block.answer.interrupted')}</span>
+        <span className={names.answerMarker}>{t('block.answer.interrupted')}</span>
       )}
     </div>
   );

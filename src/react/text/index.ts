@@ -1,0 +1,3 @@
+export * from './block-messages.ts';
+export * from './block-text.tsx';
+export * from './tool-duration.ts';
