@@ -242,6 +242,7 @@ export function createApp(options: AppOptions): Hono<Env> {
 
   app.get('/v1/conversations/:id', async (context) => {
     const conversation = await ownedConversation(store, context.get('user').id, context.req.param('id'));
+    await runs.settleConversation(conversation.id);
     const messages = await store.listMessages(conversation.id);
     // A message the store could not finish (its ending met a full disk) still says running; its run
     // record says how it ended, and the page must not wait for it.

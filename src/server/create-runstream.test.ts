@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { defineAgent } from '../agent/define-agent.ts';
+import { tool } from '../agent/tool.ts';
 import { ScriptedChatModel } from '../models/scripted-chat-model.ts';
-import { textTurn } from '../models/scripted-turns.ts';
+import { textTurn, toolCallTurn } from '../models/scripted-turns.ts';
 import { sqliteStore } from '../node/sqlite-store.ts';
 import { normaliseBasePath } from './create-app.ts';
 import { createRunstream, type Runstream } from './create-runstream.ts';
@@ -166,6 +167,77 @@ describe('createRunstream', () => {
     const { GET, POST } = runstream.handlers;
     expect((await POST(post('/support/v1/conversations', {}), { user: 'carol' })).status).toBe(201);
     expect((await GET(new Request(url('/support/v1/conversations')), { user: 'carol' })).status).toBe(200);
+  });
+});
+
+describe('reads right after a stream ends', () => {
+  it('see what the stream said: the run and the message paused on the card, then completed', async () => {
+    const cancels: string[] = [];
+    const runstream = createRunstream<{ user?: string }>({
+      agents: [
+        defineAgent({
+          id: 'orders',
+          name: '订单助手',
+          instructions: '你是订单助手。',
+          tools: [
+            tool({
+              name: 'cancel_order',
+              description: '取消订单',
+              inputSchema: {
+                type: 'object',
+                properties: { orderId: { type: 'string' } },
+                required: ['orderId'],
+              },
+              needsApproval: true,
+              execute: ({ orderId }: { orderId: string }) => {
+                cancels.push(orderId);
+                return { cancelled: orderId };
+              },
+            }),
+          ],
+          model: new ScriptedChatModel([
+            toolCallTurn([{ name: 'cancel_order', arguments: { orderId: '88240' }, id: 'call_cancel' }]),
+            textTurn('订单 88240 已取消。'),
+          ]),
+        }),
+      ],
+      store,
+      authenticate: (_request, context) => (context?.user ? { userId: context.user } : null),
+      log: () => undefined,
+    });
+    opened.push(runstream);
+    const as = { user: 'shopper-2' };
+    const { id } = (await (await runstream.fetch(post('/v1/conversations', {}), as)).json()) as {
+      id: string;
+    };
+    // Called in-process (no socket between), the next request comes the moment `done` is read.
+    const paused = await runstream.fetch(
+      post(`/v1/conversations/${id}/messages`, { text: '取消 88240' }),
+      as,
+    );
+    const runId = paused.headers.get('x-runstream-run-id') ?? '';
+    expect(await paused.text()).toContain('"type":"done"');
+    const run = (await (await runstream.fetch(new Request(url(`/v1/runs/${runId}`)), as)).json()) as {
+      status: string;
+    };
+    expect(run.status).toBe('paused');
+    const view = (await (await runstream.fetch(new Request(url(`/v1/conversations/${id}`)), as)).json()) as {
+      messages: { role: string; status: string }[];
+    };
+    expect(view.messages.at(-1)).toMatchObject({ role: 'assistant', status: 'paused' });
+    const busy = await runstream.fetch(post(`/v1/conversations/${id}/messages`, { text: '还有吗' }), as);
+    expect(((await busy.json()) as { error: { code: string } }).error.code).toBe('confirmation_pending');
+
+    const approved = await runstream.fetch(
+      post(`/v1/runs/${runId}/confirmations/call_cancel`, { decision: 'approve', note: '顾客确认' }),
+      as,
+    );
+    expect(await approved.text()).toContain('订单 88240 已取消。');
+    const finished = (await (await runstream.fetch(new Request(url(`/v1/runs/${runId}`)), as)).json()) as {
+      status: string;
+    };
+    expect(finished.status).toBe('completed');
+    expect(cancels).toEqual(['88240']);
   });
 });
 

@@ -140,9 +140,36 @@ export class RunManager {
     await this.#driver.settled(runId);
   }
 
-  /** The run record, if the user owns it. */
+  /**
+   * The run record, if the user owns it. A reader that just got the stream's `done` asks at once:
+   * when the log this instance drives has ended but the store does not say so yet, the answer waits
+   * for the store, so it never contradicts what the reader saw.
+   */
   async getRun(userId: string, runId: string): Promise<RunRecord> {
+    const run = await this.#ownedRun(userId, runId);
+    if (!(await this.#settleEnded(runId))) return run;
     return this.#ownedRun(userId, runId);
+  }
+
+  /**
+   * Waits for the stretch of this run that this instance drives when its log has already ended
+   * (finished or paused) but may not be persisted yet; `false`, at once, when there is none.
+   */
+  async #settleEnded(runId: string): Promise<boolean> {
+    const live = this.#driver.live(runId);
+    if (live === undefined || !(live.log.finished || live.log.paused)) return false;
+    await this.#driver.settled(runId).catch(() => undefined);
+    return true;
+  }
+
+  /**
+   * Waits until the conversation's active run, when its log has ended on this instance, is what
+   * the store says too: a conversation read right after a stream's `done` shows the message as
+   * the stream left it.
+   */
+  async settleConversation(conversationId: string): Promise<void> {
+    const active = await this.#options.store.findActiveRun(conversationId);
+    if (active !== undefined) await this.#settleEnded(active.id);
   }
 
   /**
