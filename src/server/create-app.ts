@@ -88,10 +88,11 @@ const Cancel = z.object({ reason: z.string().min(1).max(100).optional() });
 const Decision = z.object({ decision: z.enum(['approve', 'reject']), note: z.string().max(500).optional() });
 
 /**
- * The HTTP API (docs/api.md): a small web-standard Hono app; the Node adapter sits at the edge
- * (`start-server.ts`). Every /v1 route is authenticated with a bearer token, and a user sees only
+ * The HTTP API (docs/api.md): a small web-standard Hono app under `basePath`, behind
+ * `createRunstream`; the Node adapter sits at the edge (`runstream/node`, `src/node/`). Every /v1
+ * route is authenticated (the host's `authenticate`, else a bearer token), and a user sees only
  * their own conversations and runs: anything else is 404. Outside /v1, `/health`, the demo session
- * (when enabled) and the web UI's static files (when `webRoot` is set) need no token.
+ * (when enabled) and the web UI's static files (when `mountWeb` adds them) need no token.
  */
 export function createApp(options: AppOptions): Hono<Env> {
   const { store, runs } = options;

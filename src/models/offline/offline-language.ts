@@ -17,7 +17,7 @@ export function say(language: OfflineLanguage, chinese: string, english: string)
 
 /**
  * `（来源：a；b）` or ` (source: a; b)`, the convention the examples' demo models write and the web page turns
- * into links (`src/web/markdown/link-citations.ts` recognises both spellings).
+ * into links (`src/react/markdown/link-citations.ts` recognises both spellings).
  */
 export function citationNote(language: OfflineLanguage, citations: readonly string[]): string {
   if (citations.length === 0) return '';
