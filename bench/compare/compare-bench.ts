@@ -16,9 +16,15 @@
  * package.json and lock pin it and `ai`; none of it is a dependency of the product. This script runs
  * `npm ci` there when they are missing, and skips that contender (saying so) when the install fails.
  *
- * `runstream Responses` is the same server and run through the OpenAI-style face (`POST /v1/responses`,
- * `stream: true`); its `÷rs` ratio is that face against the native one. After the batches, resumes
- * with `Last-Event-ID` on a finished runstream run are timed to their first replayed event.
+ * `runstream` is the standalone server (`createRunstream` + `serve()` from `runstream/node`, what
+ * `runstream serve` runs). `runstream Responses` is the same server and run through the OpenAI-style
+ * face (`POST /v1/responses`, `stream: true`); its `÷rs` ratio is that face against the native one.
+ * `runstream embedded` is the same runstream mounted with `toNodeHandler` in a plain `node:http`
+ * server under `/support` with the host's `authenticate`, and `runstream web-standard` that one's
+ * `fetch` behind a Web `Request`/`Response` conversion, without the Node fast path (issue 30: the
+ * embedded handler streams with the standalone server's CPU per delta): each is printed against the
+ * others as a ratio of medians and as per-batch ratios. After the batches, resumes with
+ * `Last-Event-ID` on a finished runstream run are timed to their first replayed event.
  *
  * A contender is a child script speaking `child-protocol.ts`; add one to `contenders()`.
  */
@@ -103,38 +109,47 @@ const PRE_ENCODED = 'raw pre-encoded';
 const STRINGIFY = 'raw stringify';
 const RUNSTREAM = 'runstream';
 const RUNSTREAM_RESPONSES = 'runstream Responses';
+const RUNSTREAM_EMBEDDED = 'runstream embedded';
+const RUNSTREAM_WEB_STANDARD = 'runstream web-standard';
 const AI_SDK = 'AI SDK';
 
 /** The AI SDK contender's folder: its own package.json, lock, Node 22 binary and `ai`. */
 const AI_SDK_DIR = fileURLToPath(new URL('./ai-sdk/', import.meta.url));
 const AI_SDK_NODE = join(AI_SDK_DIR, 'node_modules', '.bin', 'node');
 
+/** A runstream contender: the same runstream served one way (`runstream-server.ts`), in its own folder. */
+function runstreamChild(
+  name: string,
+  folder: string,
+  options: Pick<RunstreamChildConfig, 'face' | 'mount'> & { streams?: StreamKind } = {},
+): Contender {
+  const { streams, ...served } = options;
+  return nodeChild(name, './runstream-server.ts', {
+    ...(streams ? { streams } : {}),
+    args: ({ dataDir, turns }) => [
+      JSON.stringify({
+        dataDir: join(dataDir, folder),
+        turns,
+        deltas: DELTAS,
+        chunkSize: CHUNK_SIZE,
+        ...served,
+      } satisfies RunstreamChildConfig),
+    ],
+  });
+}
+
 function contenders(aiSdk: boolean): Contender[] {
   return [
     nodeChild(PRE_ENCODED, './raw-pre-encoded-server.ts'),
     nodeChild(STRINGIFY, './raw-stringify-server.ts'),
-    nodeChild(RUNSTREAM, './runstream-server.ts', {
-      args: ({ dataDir, turns }) => [
-        JSON.stringify({
-          dataDir,
-          turns,
-          deltas: DELTAS,
-          chunkSize: CHUNK_SIZE,
-        } satisfies RunstreamChildConfig),
-      ],
-    }),
-    nodeChild(RUNSTREAM_RESPONSES, './runstream-server.ts', {
+    runstreamChild(RUNSTREAM, 'standalone', { mount: 'standalone' }),
+    runstreamChild(RUNSTREAM_RESPONSES, 'responses', {
+      mount: 'standalone',
+      face: 'responses',
       streams: RESPONSES_SSE,
-      args: ({ dataDir, turns }) => [
-        JSON.stringify({
-          dataDir: join(dataDir, 'responses'),
-          turns,
-          deltas: DELTAS,
-          chunkSize: CHUNK_SIZE,
-          face: 'responses',
-        } satisfies RunstreamChildConfig),
-      ],
     }),
+    runstreamChild(RUNSTREAM_EMBEDDED, 'embedded', { mount: 'embedded' }),
+    runstreamChild(RUNSTREAM_WEB_STANDARD, 'web-standard', { mount: 'web-standard' }),
     ...(aiSdk
       ? [
           nodeChild(AI_SDK, './ai-sdk/ai-sdk-server.ts', {
@@ -605,7 +620,8 @@ const RATIO_BASELINES = [
   { name: PRE_ENCODED, short: '÷pre' },
   { name: STRINGIFY, short: '÷str' },
   { name: AI_SDK, short: '÷ai' },
-  // The Responses face against the native one (issue 11: within 1.5×).
+  // The standalone server's native face: the Responses face (issue 11: within 1.5×) and the other
+  // mounts (issue 30: the same) against it.
   { name: RUNSTREAM, short: '÷rs' },
 ] as const;
 
@@ -648,6 +664,89 @@ function printConcurrency(n: number, results: ReadonlyMap<string, Measurement[]>
     ]);
   }
   console.log(table(ratioRows));
+  printMounts(n, results);
+}
+
+/**
+ * The mounts compared (issue 30: the embedded handler streams with the same CPU per delta as the
+ * standalone server): each contender of a pair against the other, by the ratio of their medians and
+ * by the median (and range) of the per-batch ratios, each batch against the other's batch of the same
+ * round, which ran next to it.
+ */
+const MOUNT_PAIRS = [
+  { name: RUNSTREAM_EMBEDDED, against: RUNSTREAM },
+  { name: RUNSTREAM_WEB_STANDARD, against: RUNSTREAM },
+  { name: RUNSTREAM_WEB_STANDARD, against: RUNSTREAM_EMBEDDED },
+] as const;
+
+const MOUNT_FIGURES = ['server CPU µs/delta', 'first event ms', 'events/s'] as const;
+
+/** Per concurrency and pair, the ratio of medians of each mount figure, for the closing summary. */
+const mountSummary = new Map<number, Map<string, Map<string, number>>>();
+
+function printMounts(n: number, results: ReadonlyMap<string, Measurement[]>): void {
+  const pairs = MOUNT_PAIRS.filter((pair) => results.has(pair.name) && results.has(pair.against));
+  if (pairs.length === 0) return;
+  const figures = MOUNT_FIGURES.map((title) => FIGURES.find((figure) => figure.title === title) as Figure);
+  const ratio = (value: number) => `${value.toFixed(2)}×`;
+  const rows: string[][] = [
+    [
+      'mount ÷ mount',
+      ...figures.map((figure) => `${figure.title}: ÷ of medians · per-batch ÷ med (min–max)`),
+    ],
+  ];
+  const summary = new Map<string, Map<string, number>>();
+  mountSummary.set(n, summary);
+  for (const pair of pairs) {
+    const mine = results.get(pair.name) ?? [];
+    const theirs = results.get(pair.against) ?? [];
+    const label = `${pair.name} ÷ ${pair.against}`;
+    const byFigure = new Map<string, number>();
+    summary.set(label, byFigure);
+    rows.push([
+      label,
+      ...figures.map((figure) => {
+        const ofMedians = median(mine.map(figure.of)) / median(theirs.map(figure.of));
+        byFigure.set(figure.title, ofMedians);
+        const perBatch = mine.flatMap((measurement, index) => {
+          const other = theirs[index];
+          return other === undefined ? [] : [figure.of(measurement) / figure.of(other)];
+        });
+        return (
+          `${ratio(ofMedians)} · ${ratio(median(perBatch))} ` +
+          `(${ratio(Math.min(...perBatch))}–${ratio(Math.max(...perBatch))})`
+        );
+      }),
+    ]);
+  }
+  console.log(table(rows));
+}
+
+/** All concurrencies side by side: the mount pairs' ratios of medians. */
+function printMountSummary(): void {
+  const concurrencies = [...mountSummary.keys()];
+  const labels = [...(mountSummary.get(concurrencies[0] ?? 0)?.keys() ?? [])];
+  if (labels.length === 0) return;
+  const titles = ['server CPU µs/delta', 'first event ms'] as const;
+  console.log('\n── the mounts against each other · ratio of medians at 1 / 10 / 100 concurrent streams ──');
+  const rows: string[][] = [
+    [
+      'mount ÷ mount',
+      ...titles.flatMap((title) =>
+        concurrencies.map((n, index) => (index === 0 ? `${title} ×${n}` : `×${n}`)),
+      ),
+    ],
+  ];
+  for (const label of labels)
+    rows.push([
+      label,
+      ...titles.flatMap((title) =>
+        concurrencies.map(
+          (n) => `${(mountSummary.get(n)?.get(label)?.get(title) ?? Number.NaN).toFixed(2)}×`,
+        ),
+      ),
+    ]);
+  console.log(table(rows));
 }
 
 /** Resume requests timed one after another, and the seq they resume after. */
@@ -779,6 +878,7 @@ async function main(): Promise<void> {
       printConcurrency(n, results);
     }
     const seconds = (performance.now() - started) / 1000;
+    printMountSummary();
     // A fresh run to resume: the probe's copy left memory long ago (finished copies are kept within
     // an event budget), and a resume of it is answered with a snapshot from the store.
     const toResume = await client.run(await runstream.call<ClientRequest[]>({ method: 'prepare', n: 1 }));
@@ -822,6 +922,18 @@ async function main(): Promise<void> {
         `counting: one response.output_text.delta per answer delta, ${RESPONSES_FRAMES_BESIDE_DELTAS} more ` +
         'frames around them, response.completed exactly once, at least the text’s bytes. ÷rs: against ' +
         'runstream’s native stream.',
+    );
+    console.log(
+      'The mounts, one runstream (the same options, agent, scripted model and SQLite store) served three ' +
+        'ways, every one through node:http: runstream = standalone, createRunstream + serve() from ' +
+        'runstream/node (what `runstream serve` runs: the store’s bearer tokens, the Node fast path); ' +
+        'runstream embedded = toNodeHandler(runstream) in http.createServer, basePath /support and an ' +
+        'authenticate reading the host’s session header (fast path on); runstream web-standard = the ' +
+        'embedded runstream’s fetch behind @hono/node-server’s getRequestListener((request) => ' +
+        'runstream.fetch(request)): no { incoming, outgoing } reaches it, so streams are Web ' +
+        'ReadableStreams piped into the socket, as under Hono, Next.js or another runtime. Mount tables: ' +
+        '“÷ of medians” divides the two contenders’ medians; “per-batch ÷” divides each batch by the ' +
+        'other’s batch of the same round (they ran next to each other), its median and range.',
     );
     if (aiSdk) {
       console.log(

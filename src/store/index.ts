@@ -11,6 +11,7 @@ export * from './open-database.ts';
 export * from './response-records.ts';
 export * from './run-store.ts';
 export * from './run-store-error.ts';
+export * from './sqlite-response-records.ts';
 export * from './sqlite-run-store.ts';
 export { migrateRunStore, RUN_STORE_MIGRATIONS } from './sqlite-run-store-schema.ts';
 export * from './sqlite-tool-audit-log.ts';

@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from './open-database.ts';
-import { MemoryResponseRecords, SqliteResponseRecords } from './response-records.ts';
+import { MemoryResponseRecords } from './response-records.ts';
+import { SqliteResponseRecords } from './sqlite-response-records.ts';
 import { describeResponseRecordsConformance } from './test-support/index.ts';
 
 describeResponseRecordsConformance('MemoryResponseRecords', async () => ({
