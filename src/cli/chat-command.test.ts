@@ -1,11 +1,10 @@
-import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScriptedChatModel, textTurn, toolCallTurn } from '../models/index.ts';
 import type { StartedServer } from '../node/start-server.ts';
 import { startTestServer, type TestServer } from '../server/test-support/start-test-server.ts';
+import { type CommandResult, runCommand, runCommandProcess } from './test-support/run-command.ts';
 
 /** `runstream chat` as a person runs it, against the real server with the offline model. */
-const BIN = new URL('../../bin/runstream.mjs', import.meta.url).pathname;
 let testServer: TestServer;
 let server: StartedServer;
 
@@ -16,27 +15,21 @@ beforeAll(async () => {
 
 afterAll(() => testServer.close());
 
-function chat(
-  message: string,
-  answer: string,
-  url = server.url,
-): Promise<{ code: number | null; stdout: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, 'chat', message, '--url', url, '--token', 'demo-token'], {
-      stdio: ['pipe', 'pipe', 'inherit'],
-    });
-    let stdout = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString('utf8');
-    });
-    child.stdin.end(`${answer}\n`);
-    child.on('close', (code) => resolve({ code, stdout }));
-  });
+/** `runstream chat <message>`, answering its card with `answer`, in this process (or in its own with `ownProcess`). */
+function chat(message: string, answer: string, url = server.url, ownProcess = false): Promise<CommandResult> {
+  const argv = ['chat', message, '--url', url, '--token', 'demo-token'];
+  const options = { stdin: `${answer}\n`, env: { RUNSTREAM_URL: undefined, RUNSTREAM_TOKEN: undefined } };
+  return ownProcess ? runCommandProcess(argv, options) : runCommand(argv, options);
 }
 
 describe('runstream chat', () => {
-  it('shows the blocks, asks at the card, and answers n by keeping the order', async () => {
-    const { code, stdout } = await chat('我买的那块表还没发货的话，帮我取消吧，不想要了。', 'n');
+  it('shows the blocks, asks at the card, and answers n by keeping the order, as a process of its own', async () => {
+    const { code, stdout } = await chat(
+      '我买的那块表还没发货的话，帮我取消吧，不想要了。',
+      'n',
+      server.url,
+      true,
+    );
     expect(code).toBe(0);
     expect(stdout).toContain('🔧 加载技能手册 · 运行中 · 完成');
     expect(stdout).toContain('┌ 请确认：取消订单');

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,6 +15,7 @@ import {
   readFileTool,
   runHostTool,
 } from './host-tools.ts';
+import { type CommandResult, runCommand } from './test-support/run-command.ts';
 
 /** `runstream host` as a person runs it, against the real server with the offline demo model. */
 const BIN = new URL('../../bin/runstream.mjs', import.meta.url).pathname;
@@ -37,6 +38,13 @@ afterAll(async () => {
   rmSync(directory, { recursive: true, force: true });
 });
 
+/** `runstream host …` in this process, with none of the caller's RUNSTREAM_TOKEN or RUNSTREAM_URL. */
+function host(args: string[], env: Record<string, string> = {}): Promise<CommandResult> {
+  return runCommand(['host', ...args], {
+    env: { RUNSTREAM_TOKEN: undefined, RUNSTREAM_URL: undefined, ...env },
+  });
+}
+
 interface Ran {
   code: number | null;
   signal: NodeJS.Signals | null;
@@ -44,22 +52,17 @@ interface Ran {
   stderr: string;
 }
 
-function host(
-  args: string[],
-  options: {
-    env?: Record<string, string | undefined>;
-    onStdout?: (text: string, child: ReturnType<typeof spawn>) => void;
-  } = {},
-): Promise<Ran> {
+/** `runstream host …` as a process of its own, through bin/runstream.mjs, which `onStdout` may signal. */
+function hostProcess(args: string[], onStdout: (text: string, child: ChildProcess) => void): Promise<Ran> {
   return new Promise((resolve) => {
-    const env = { ...process.env, RUNSTREAM_TOKEN: undefined, RUNSTREAM_URL: undefined, ...options.env };
+    const env = { ...process.env, RUNSTREAM_TOKEN: undefined, RUNSTREAM_URL: undefined };
     const child = spawn(process.execPath, [BIN, 'host', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
     let stdout = '';
-    let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => {
       stdout += chunk.toString('utf8');
-      options.onStdout?.(stdout, child);
+      onStdout(stdout, child);
     });
+    let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString('utf8');
     });
@@ -91,7 +94,8 @@ describe('runstream host', () => {
 
   it('tells the time, through the environment variables', async () => {
     const { code, stdout } = await host(['what time is it?', '--agent', 'novashop'], {
-      env: { RUNSTREAM_URL: testServer.server.url, RUNSTREAM_TOKEN: TEST_TOKEN },
+      RUNSTREAM_URL: testServer.server.url,
+      RUNSTREAM_TOKEN: TEST_TOKEN,
     });
     expect(code).toBe(0);
     expect(stdout).toContain('🔧 local_time {}');
@@ -172,24 +176,24 @@ describe('runstream host', () => {
     }
   });
 
-  it('cancels the response on Ctrl-C and exits 1', async () => {
+  // The one run as a process of its own: the command a person types starts, streams, and answers Ctrl-C.
+  it('cancels the response on Ctrl-C and exits 1, as a process of its own', async () => {
     const slow = await startTestServer({ env: { RUNSTREAM_DEMO_DELAY_MS: '40' } });
     try {
       let interrupted = false;
-      const { code, stdout } = await host(
+      const { code, stdout, stderr } = await hostProcess(
         ['read notes.txt', '--root', root, '--url', slow.server.url, '--token', TEST_TOKEN],
-        {
-          onStdout: (text, child) => {
-            if (!interrupted && text.includes('💭')) {
-              interrupted = true;
-              child.kill('SIGINT');
-            }
-          },
+        (text, child) => {
+          if (!interrupted && text.includes('💭')) {
+            interrupted = true;
+            child.kill('SIGINT');
+          }
         },
       );
       expect(interrupted).toBe(true);
       expect(stdout).toMatch(/\[cancelled · user_stop\] response run_\w+/);
       expect(stdout).not.toContain('↳ result');
+      expect(stderr).toContain('cancelling');
       expect(code).toBe(1);
     } finally {
       await slow.close();

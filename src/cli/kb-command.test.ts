@@ -1,43 +1,28 @@
-import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startFakeRerankServer } from '../retrieval/test-support/index.ts';
 import { KB_USAGE, kbCommand } from './kb-command.ts';
 import { main } from './main.ts';
+import { type CommandResult, runCommand, runCommandProcess } from './test-support/run-command.ts';
 import { UsageError } from './usage-error.ts';
 
-/** The real command, as a newcomer runs it: `runstream kb …` in a child process. */
-const run = promisify(execFile);
-const BIN = new URL('../../bin/runstream.mjs', import.meta.url).pathname;
 const KNOWLEDGE = new URL('../../examples/novashop/knowledge', import.meta.url).pathname;
 /** NovaShop's own synonym table: the demo corpus is searched with it, as `npm run eval:retrieval` does. */
 const SYNONYMS = new URL('../../examples/novashop/synonyms.txt', import.meta.url).pathname;
 let directory: string;
 let database: string;
 
-async function runstream(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+/** `runstream kb …` on the test's database, run in this process (the smoke test below starts the real one). */
+async function runstream(...args: string[]): Promise<CommandResult> {
   return runstreamWith({}, ...args);
 }
 
 /** The command with these environment variables added to the test's own. */
-async function runstreamWith(
-  env: Record<string, string>,
-  ...args: string[]
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args, '--db', database], {
-      timeout: 60_000,
-      env: { ...process.env, ...env },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: failed.code ?? -1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
-  }
+async function runstreamWith(env: Record<string, string>, ...args: string[]): Promise<CommandResult> {
+  return runCommand([...args, '--db', database], { env });
 }
 
 beforeAll(() => {
@@ -47,12 +32,13 @@ beforeAll(() => {
 
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
 
-// Each test starts several CLI processes one after another (each loads TypeScript through tsx and
-// opens the index): on two busy cores that takes longer than the suite's default timeout, which is
-// a guard against a hang, not a measure of speed.
+// Each test runs the command several times over the demo corpus (segmenting, indexing): on two busy
+// cores that can take longer than the suite's default timeout, which is a guard against a hang, not a
+// measure of speed.
 describe('runstream kb', { timeout: 120_000 }, () => {
-  it('ingests the demo knowledge, then finds nothing new on a second run', async () => {
-    const first = await runstream('kb', 'ingest', KNOWLEDGE);
+  it('ingests the demo knowledge in a process of its own, then finds nothing new on a second run', async () => {
+    // The command as a newcomer types it, through bin/runstream.mjs; the other calls run in-process.
+    const first = await runCommandProcess(['kb', 'ingest', KNOWLEDGE, '--db', database]);
     expect(first.code).toBe(0);
     expect(first.stdout).toMatch(/documents: 16 added, 0 changed, 0 unchanged, 0 removed/);
     const second = await runstream('kb', 'ingest', KNOWLEDGE);

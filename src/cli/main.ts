@@ -51,8 +51,20 @@ const COMMAND_USAGE: Readonly<Record<string, string>> = {
   users: USERS_USAGE,
 };
 
+/**
+ * Where a command writes: the process's own streams from bin/runstream.mjs, or a test's, which runs
+ * the commands in its own process instead of starting one per case.
+ */
+export interface CommandIo {
+  stdout: NodeJS.WriteStream;
+  stderr: NodeJS.WritableStream;
+}
+
 /** The `runstream` command. Returns the exit code: 0 done, 1 failed, 2 called wrongly. */
-export async function main(argv: string[]): Promise<number> {
+export async function main(
+  argv: string[],
+  io: CommandIo = { stdout: process.stdout, stderr: process.stderr },
+): Promise<number> {
   const [command, ...rest] = argv;
   const usage = command === undefined ? undefined : COMMAND_USAGE[command];
   // `--help` anywhere before a `--` asks for the command's usage, before anything it would do (kb,
@@ -60,55 +72,55 @@ export async function main(argv: string[]): Promise<number> {
   const options = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
   const answersHelpItself = ['kb', 'agents', 'init', 'serve'].includes(command ?? '');
   if (usage !== undefined && !answersHelpItself && (options.includes('--help') || options.includes('-h'))) {
-    process.stdout.write(`${usage}\n`);
+    io.stdout.write(`${usage}\n`);
     return 0;
   }
   try {
     switch (command) {
       case 'kb':
-        return await kbCommand(rest);
+        return await kbCommand(rest, io.stdout);
       case 'serve':
         return await serveCommand(rest);
       case 'init':
-        return await initCommand(rest);
+        return await initCommand(rest, io.stdout);
       case 'agents':
-        return await agentsCommand(rest);
+        return await agentsCommand(rest, io.stdout, io.stderr);
       case 'build-web': {
         if (rest.length > 0)
           throw new UsageError(`build-web takes no arguments, got "${rest.join(' ')}"`, BUILD_WEB_USAGE);
         const result = await ensureWebBuild({
           force: true,
-          log: (line) => process.stdout.write(`${line}\n`),
+          log: (line) => io.stdout.write(`${line}\n`),
         });
-        process.stdout.write(`${result.root}\n`);
+        io.stdout.write(`${result.root}\n`);
         return 0;
       }
       case 'chat':
-        return await chatCommand(rest);
+        return await chatCommand(rest, io.stdout);
       case 'host':
-        return await hostCommand(rest);
+        return await hostCommand(rest, io);
       case 'users':
-        return await usersCommand(rest);
+        return await usersCommand(rest, io.stdout);
       case undefined:
       case 'help':
       case '--help':
       case '-h':
-        process.stdout.write(`${USAGE}\n`);
+        io.stdout.write(`${USAGE}\n`);
         return command === undefined ? 2 : 0;
       default:
         throw new UsageError(`unknown command "${command}"`);
     }
   } catch (error) {
     if (error instanceof UsageError) {
-      process.stderr.write(`runstream: ${error.message}\n\n${error.usage ?? USAGE}\n`);
+      io.stderr.write(`runstream: ${error.message}\n\n${error.usage ?? USAGE}\n`);
       return 2;
     }
     if (error instanceof RetrievalError || error instanceof AgentDefinitionError) {
-      process.stderr.write(`runstream: ${error.message}\n`);
+      io.stderr.write(`runstream: ${error.message}\n`);
       return 1;
     }
     if (error instanceof TypeError && (error as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
-      process.stderr.write(`runstream: ${error.message}\n\n${usage ?? USAGE}\n`);
+      io.stderr.write(`runstream: ${error.message}\n\n${usage ?? USAGE}\n`);
       return 2;
     }
     throw error;

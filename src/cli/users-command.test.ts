@@ -1,36 +1,20 @@
-import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ServerProcess, startServerProcess } from '../server/test-support/server-process.ts';
+import { startTestServer, type TestServer } from '../server/test-support/start-test-server.ts';
 import {
   createTestDatabase,
   postgresAvailable,
   type TestDatabase,
 } from '../store/postgres/test-support/index.ts';
-
-/** The real command, as an operator runs it: `runstream users …` in a child process. */
-const run = promisify(execFile);
-const BIN = new URL('../../bin/runstream.mjs', import.meta.url).pathname;
+import { type CommandResult, runCommand, runCommandProcess } from './test-support/run-command.ts';
 
 let directory: string;
 
-async function runstream(
-  env: Record<string, string>,
-  ...args: string[]
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, 'users', ...args], {
-      timeout: 60_000,
-      env: { ...process.env, RUNSTREAM_DATABASE_URL: '', ...env },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: failed.code ?? -1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
-  }
+/** `runstream users …` with these variables, in this process (the smoke test starts the real one). */
+async function runstream(env: Record<string, string>, ...args: string[]): Promise<CommandResult> {
+  return runCommand(['users', ...args], { env: { RUNSTREAM_DATABASE_URL: undefined, ...env } });
 }
 
 beforeAll(() => {
@@ -80,11 +64,16 @@ describe('runstream users', () => {
     const env = { RUNSTREAM_DB: join(directory, 'runstream.db') };
     const { adaToken, bobToken, adaTokenId } = await exerciseUsers(env);
 
-    let server: ServerProcess | undefined;
+    // The server an operator starts on the same file, with its log kept to look for the tokens.
+    const logged: string[] = [];
+    let server: TestServer | undefined;
     try {
-      server = await startServerProcess({ ...env, RUNSTREAM_DEMO_LOGIN: 'off' });
+      server = await startTestServer({
+        env: { ...env, RUNSTREAM_DATABASE_URL: undefined, RUNSTREAM_DEMO_LOGIN: 'off' },
+        log: (line) => logged.push(JSON.stringify(line)),
+      });
       const api = (path: string, token: string, init: RequestInit = {}) =>
-        fetch(`${server?.url}${path}`, {
+        fetch(`${server?.server.url}${path}`, {
           ...init,
           headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
         });
@@ -106,10 +95,11 @@ describe('runstream users', () => {
       expect((await api(`/v1/conversations/${id}`, adaToken)).status).toBe(401);
       expect((await api('/v1/conversations', bobToken)).status).toBe(200);
       // No token ever reaches the server's log.
-      expect(server.output()).not.toContain(adaToken);
-      expect(server.output()).not.toContain(bobToken);
+      expect(logged.length).toBeGreaterThan(0);
+      expect(logged.join('\n')).not.toContain(adaToken);
+      expect(logged.join('\n')).not.toContain(bobToken);
     } finally {
-      await server?.stop();
+      await server?.close();
     }
     const again = await runstream(env, 'token', 'revoke', adaTokenId);
     expect([again.code, again.stderr]).toEqual([1, expect.stringContaining(`no token ${adaTokenId}`)]);
@@ -131,6 +121,16 @@ describe('runstream users', () => {
     }
     expect(existsSync(join(directory, 'never-created'))).toBe(false);
   });
+
+  it('adds a user and lists it from a process of its own, as an operator types it', async () => {
+    const env = { RUNSTREAM_DATABASE_URL: '', RUNSTREAM_DB: join(directory, 'process.db') };
+    const added = await runCommandProcess(['users', 'add', 'Grace', 'Hopper'], { env });
+    expect(added).toMatchObject({ code: 0, stderr: '' });
+    expect(added.stdout).toMatch(/^usr_[0-9a-f]{32}\n$/);
+    expect((await runstream(env, 'list')).stdout).toMatch(
+      /^usr_[0-9a-f]{32}\tGrace Hopper\t\S+\t0 token\(s\)$/m,
+    );
+  }, 60_000);
 });
 
 const requireServices = process.env.RUNSTREAM_REQUIRE_SERVICES === '1';

@@ -2,6 +2,7 @@ import type { Database } from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRunEventDecoderStream, type RunEvent } from '../protocol/index.ts';
 import { startTestServer, TEST_TOKEN, type TestServer } from '../server/test-support/start-test-server.ts';
+import { campaignSize } from '../shared/test-support/campaign-size.ts';
 import { openDatabase } from '../store/index.ts';
 
 /**
@@ -9,12 +10,14 @@ import { openDatabase } from '../store/index.ts';
  * all approvals or approvals and rejections mixed, and rounds of 20 concurrent messages to one
  * conversation, on one server over real HTTP and its real SQLite file. A card is decided once and
  * its write executes at most once; a conversation gets one run; every loser hears 409 and why.
+ * `npm test` plays one round of each kind of decision round (four) and three of messages; the
+ * campaign (`npm run test:campaigns`, campaign-size.ts) plays 8 and 10.
  */
 const SEED = '我买的那块表还没发货的话，帮我取消吧，不想要了。';
 const ORDER = '88235';
-const DECISION_ROUNDS = 8;
+const DECISION_ROUNDS = campaignSize({ quick: 4, full: 8 });
 const DECISIONS_PER_ROUND = 100;
-const MESSAGE_ROUNDS = 10;
+const MESSAGE_ROUNDS = campaignSize({ quick: 3, full: 10 });
 const MESSAGES_PER_ROUND = 20;
 
 let testServer: TestServer;

@@ -16,6 +16,7 @@ import {
   type WireFormat,
 } from '../protocol/index.ts';
 import { type ServerProcess, startServerProcess } from '../server/test-support/server-process.ts';
+import { campaignSize, FULL_CAMPAIGN } from '../shared/test-support/campaign-size.ts';
 
 /**
  * Connection-cut campaign (issue #13 §2): at least 1,000 random cuts of run streams on one server
@@ -29,9 +30,12 @@ import { type ServerProcess, startServerProcess } from '../server/test-support/s
  * For every run the seqs read across all its connections are exactly 1..N, once each, ending with
  * `run.finished`; they equal what a reader that was never cut got, and the reduced message equals
  * that reader's and the persisted one.
+ *
+ * `npm test` makes 100 cuts, which take every path (both sides, both formats, POST and GET) but are
+ * too few to measure where the cuts land; `npm run test:campaigns` makes the 1,000 (campaign-size.ts).
  */
 const TOKEN = 'connection-cuts-token';
-const CUTS = 1000;
+const CUTS = campaignSize({ quick: 100, full: 1000 });
 /** Runs cut through at once: enough to keep both cores busy, few enough that each run is mostly live. */
 const WORKERS = 6;
 /** The demo model's pause before each part: a run streams for about a second, so many cuts are live. */
@@ -584,6 +588,21 @@ describe('connection cuts', () => {
     // Every cut the proxy made was seen broken by its reader, and nothing else was.
     expect(proxy.cuts).toBe(counts.serverCuts);
     expect(counts.clientCuts + counts.serverCuts).toBe(counts.cuts);
+    // Every cut before `done` was resumed.
+    expect(counts.resumes).toBeGreaterThanOrEqual(counts.cuts - counts.afterDone);
+    if (!FULL_CAMPAIGN) {
+      // A few cuts: each side, each format and resumed GETs were cut; how they land is measured below.
+      for (const kind of [
+        'clientCuts',
+        'serverCuts',
+        'sseCuts',
+        'ndjsonCuts',
+        'getCuts',
+        'midFrame',
+      ] as const)
+        expect(counts[kind], kind).toBeGreaterThan(0);
+      return;
+    }
     expect(counts.clientCuts).toBeGreaterThan(CUTS * 0.3);
     expect(counts.serverCuts).toBeGreaterThan(CUTS * 0.3);
     expect(proxy.resets).toBeGreaterThan(CUTS * 0.1);
@@ -599,7 +618,5 @@ describe('connection cuts', () => {
     expect(counts.beforeBody).toBeGreaterThan(CUTS * 0.01);
     expect(counts.liveCuts).toBeGreaterThan(CUTS * 0.2);
     expect(counts.cuts - counts.liveCuts).toBeGreaterThan(CUTS * 0.1);
-    // Every cut before `done` was resumed.
-    expect(counts.resumes).toBeGreaterThanOrEqual(counts.cuts - counts.afterDone);
   }, 90_000);
 });

@@ -18,12 +18,14 @@ import {
   standbyServerProcess,
 } from '../server/test-support/server-process.ts';
 import { sleep } from '../shared/index.ts';
+import { campaignSize, FULL_CAMPAIGN } from '../shared/test-support/campaign-size.ts';
 import { openDatabase } from '../store/index.ts';
 
 const INTERRUPTED_MESSAGE = RUN_MESSAGES['zh-CN'].interrupted;
 
 /**
- * Crash campaign (issue #13 §2): `kill -9` of a real server process mid-run, 50 times, each time
+ * Crash campaign (issue #13 §2): `kill -9` of a real server process mid-run, 50 times (3 in
+ * `npm test`, one at each moment; 50 under `npm run test:campaigns`, see campaign-size.ts), each time
  * restarted on the same SQLite file. The kills take turns at three moments: while the model streams
  * an answer, while a read tool runs, and while an approved `cancel_order` executes (on either side
  * of its write: the demo's tools answer `TOOL_DELAY_MS` late, half before their work and half
@@ -39,7 +41,7 @@ const INTERRUPTED_MESSAGE = RUN_MESSAGES['zh-CN'].interrupted;
  * `startServer` does with what the crash left (~0.6 s when the standby is ready, against ~1.7 s for
  * a cold start here).
  */
-const KILLS = 50;
+const KILLS = campaignSize({ quick: 3, full: 50 });
 const TOKEN = 'crash-restart-demo-token';
 const USER = 'usr_demo';
 /** Model pacing: an answer of 20 to 100 deltas streams for 0.2 to 1 s. */
@@ -102,7 +104,8 @@ const env: Record<string, string> = {
 
 let server: ServerProcess | undefined;
 const standbys: StandbyServerProcess[] = [];
-const STANDBYS = 2;
+/** Warm standbys: two load side by side in the full campaign; one is enough for a few kills. */
+const STANDBYS = campaignSize({ quick: 1, full: 2 });
 let database: Database | undefined;
 
 afterAll(async () => {
@@ -172,7 +175,7 @@ describe('kill -9 mid-run, restart on the same SQLite file', () => {
       expect(left.get(kill.runId)?.status, `${context}: ${kill.what}`).toBe('running');
       interrupted += runsWith(left, 'running').length;
 
-      server = await within(restart(), `${context}: the restart`);
+      server = await within(restart(index < KILLS - 1), `${context}: the restart`);
       restartMs.push(performance.now() - killedAt);
       await within(checkRecovery(clientOf(server), db, kill, left, orders, context), `${context}: recovery`);
       orders = ordersOf(db);
@@ -203,6 +206,9 @@ describe('kill -9 mid-run, restart on the same SQLite file', () => {
     if (process.env.RUNSTREAM_FAULTS_VERBOSE === '1') console.log('crash-restart', JSON.stringify(summary));
 
     expect(done).toHaveLength(KILLS);
+    // Where the kills landed is the full campaign's claim: a few kills check every recovery above,
+    // but one kill per moment may land late on a loaded machine.
+    if (!FULL_CAMPAIGN) return;
     // Each moment was hit many times. A kill that lands late on a loaded machine (after its tool, say)
     // is counted where it landed, and every check above held for it all the same.
     for (const moment of MOMENTS)
@@ -215,12 +221,13 @@ describe('kill -9 mid-run, restart on the same SQLite file', () => {
 
 /**
  * Start the oldest standby, and spawn another at once: loading modules takes longer than one round
- * of the loop (~1.3 s of CPU), so two load side by side while the server serves.
+ * of the loop (~1.3 s of CPU), so two load side by side while the server serves. After the last kill
+ * no other restart comes, and no other standby is spawned.
  */
-async function restart(): Promise<ServerProcess> {
+async function restart(another = true): Promise<ServerProcess> {
   while (standbys.length < STANDBYS) standbys.push(standbyServerProcess(env));
   const starting = standbys.shift() as StandbyServerProcess;
-  standbys.push(standbyServerProcess(env));
+  if (another) standbys.push(standbyServerProcess(env));
   return starting.start();
 }
 

@@ -19,6 +19,7 @@ import {
 import { modelFor, ROLE_FRAME } from '../models/test-support/openai-test-kit.ts';
 import type { RunEvent } from '../protocol/index.ts';
 import type { AnyTool } from '../runtime/index.ts';
+import { campaignSize } from '../shared/test-support/campaign-size.ts';
 import {
   type FaultServer,
   finishedEvent,
@@ -39,7 +40,8 @@ import {
  * Every run must finish (`run.finished`), its faulty step must end as a failed block or an error
  * block that says what went wrong, and nothing may be left running in the store.
  */
-const RUNS = 10;
+/** Runs at once in each case: 10 in the campaign, 3 in `npm test` (see campaign-size.ts). */
+const RUNS = campaignSize({ quick: 3, full: 10 });
 /**
  * The model's timeouts (`OpenAiChatModel`'s `timeoutMs`, first-token and idle at once; the runtime
  * has none of its own) in the cases where the model hangs: short, so a hang costs little. The other

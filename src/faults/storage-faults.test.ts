@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ScriptedChatModel, type ScriptedTurnInput, textTurn } from '../models/index.ts';
 import type { RunEvent } from '../protocol/index.ts';
 import { RUN_MESSAGES } from '../runtime/agent/run-messages.ts';
+import { campaignSize } from '../shared/test-support/campaign-size.ts';
 import {
   type FaultServer,
   finishedEvent,
@@ -32,7 +33,8 @@ const ENDING_NOT_SAVED_MESSAGE = RUN_MESSAGES['zh-CN'].endingNotSaved;
  * reported with the engine's error, and the stored message must be the whole ending or an earlier
  * state its events build, never a mix.
  */
-const RUNS = 10;
+/** Runs at once in each case: 10 in the campaign, 4 in `npm test` (see campaign-size.ts). */
+const RUNS = campaignSize({ quick: 4, full: 10 });
 /** The server's busy timeout: a refused write returns at once instead of stalling the event loop. */
 const BUSY_TIMEOUT_MS = 20;
 

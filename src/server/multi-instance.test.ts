@@ -14,6 +14,7 @@ import {
   reduceAll,
   toMessage,
 } from '../protocol/index.ts';
+import { campaignSize } from '../shared/test-support/campaign-size.ts';
 import {
   createTestDatabase,
   postgresForTests,
@@ -29,6 +30,8 @@ const hasPostgres = await postgresForTests();
 const hasRedis = await redisForTests();
 
 const TOKEN = 'multi-instance-demo-token';
+/** Runs read through random cuts on random instances: 2 in `npm test`, 6 in the campaign (campaign-size.ts). */
+const CUT_ROUNDS = campaignSize({ quick: 2, full: 6 });
 const LEASE_MS = 1500;
 const SEED = '我买的那块表还没发货的话，帮我取消吧，不想要了。';
 const READ_FILE_TOOL = {
@@ -434,7 +437,7 @@ describe.skipIf(!hasPostgres || !hasRedis)('two instances on one PostgreSQL and 
       random = (random * 1_103_515_245 + 12_345) % 2_147_483_648;
       return random / 2_147_483_648;
     };
-    for (let round = 0; round < 6; round += 1) {
+    for (let round = 0; round < CUT_ROUNDS; round += 1) {
       const conversationId = await newConversation(a);
       const started = await api(next() < 0.5 ? a : b, `/v1/conversations/${conversationId}/messages`, {
         method: 'POST',
