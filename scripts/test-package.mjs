@@ -234,7 +234,10 @@ async function drivePage(pageUrl) {
   const pageErrors = [];
   page.on('pageerror', (error) => pageErrors.push(error.message));
   page.on('console', (message) => {
-    if (message.type() === 'error') pageErrors.push(message.text());
+    if (message.type() !== 'error') return;
+    // "Failed to load resource" names no URL by itself: say which one.
+    const { url } = message.location();
+    pageErrors.push(url ? `${message.text()} (${url})` : message.text());
   });
 
   await page.goto(pageUrl);
