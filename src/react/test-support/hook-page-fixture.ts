@@ -3,30 +3,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import react from '@vitejs/plugin-react';
-import Database from 'better-sqlite3';
-import type { Browser, Page } from 'playwright-core';
-import { startTestServer, TEST_TOKEN, type TestServer } from '../../server/test-support/start-test-server.ts';
-import { launchChromium } from '../../web/test-support/browser.ts';
-import { type DropProxy, startDropProxy } from '../../web/test-support/drop-proxy.ts';
+import type { Page } from 'playwright-core';
+import { startTestServer, TEST_TOKEN } from '../../server/test-support/start-test-server.ts';
+import {
+  type BrowserServerFixture,
+  openBrowserServerFixture,
+} from '../../web/test-support/browser-server-fixture.ts';
 
 const HOOK_PAGE = fileURLToPath(new URL('./hook-page/', import.meta.url));
 
-/** Loosely typed JSON from the API: tests read the fields they check. */
-// biome-ignore lint/suspicious/noExplicitAny: test code reads whichever fields it asserts on
-export type ApiBody = any;
+export type { ApiBody } from '../../web/test-support/browser-server-fixture.ts';
 
-export interface HookPageFixture {
-  testServer: TestServer;
-  /** The browser talks to the server through this proxy, so a test can cut its connections. */
-  proxy: DropProxy;
-  browser: Browser;
+export interface HookPageFixture extends BrowserServerFixture {
   /** The hook page's address (through the proxy), with the test token; `conversation` opens one. */
   pageUrl(conversationId?: string): string;
-  newPage(): Promise<Page>;
-  /** An authenticated JSON request straight to the server (not through the proxy). */
-  api(method: string, path: string, body?: unknown): Promise<{ status: number; body: ApiBody }>;
-  query<T>(sql: string, ...params: unknown[]): T[];
-  close(): Promise<void>;
 }
 
 /**
@@ -49,54 +39,17 @@ export async function startHookPageFixture(options: { delayMs?: number } = {}): 
     webRoot,
     env: { RUNSTREAM_DEMO_DELAY_MS: String(options.delayMs ?? 0) },
   });
-  const proxy = await startDropProxy(Number(new URL(testServer.server.url).port));
-  const browser = await launchChromium();
-  const pages: Page[] = [];
+  const shared = await openBrowserServerFixture(testServer);
   return {
-    testServer,
-    proxy,
-    browser,
+    ...shared,
     pageUrl(conversationId) {
       const query = new URLSearchParams({ token: TEST_TOKEN });
       if (conversationId !== undefined) query.set('conversation', conversationId);
-      return `${proxy.url}/?${query}`;
+      return `${shared.proxy.url}/?${query}`;
     },
-    async newPage() {
-      const context = await browser.newContext({ viewport: { width: 1000, height: 900 }, locale: 'zh-CN' });
-      const page = await context.newPage();
-      page.on('pageerror', (error) => {
-        throw new Error(`the page threw: ${error.message}`);
-      });
-      pages.push(page);
-      return page;
-    },
-    async api(method, path, body) {
-      const response = await fetch(`${testServer.server.url}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json' },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      const text = await response.text();
-      const json = response.headers.get('content-type')?.includes('application/json');
-      return { status: response.status, body: json ? JSON.parse(text) : text };
-    },
-    query<T>(sql: string, ...params: unknown[]) {
-      const database = new Database(testServer.databasePath, { readonly: true, fileMustExist: true });
-      try {
-        return database.prepare(sql).all(...params) as T[];
-      } finally {
-        database.close();
-      }
-    },
+    newPage: () => shared.newPage({ width: 1000, height: 900 }),
     async close() {
-      for (const page of pages)
-        await page
-          .context()
-          .close()
-          .catch(() => undefined);
-      await browser.close().catch(() => undefined);
-      await proxy.close();
-      await testServer.close();
+      await shared.close();
       rmSync(webRoot, { recursive: true, force: true });
     },
   };

@@ -1,37 +1,24 @@
 import Database from 'better-sqlite3';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { seedNovaShop } from '../../../examples/novashop/orders/seed-novashop.ts';
 import { DEFAULT_WEB_ROOT } from '../../cli/build-web.ts';
 import type { ChatModel } from '../../models/index.ts';
 import { DEMO_USER_ID } from '../../node/start-server.ts';
-import { startTestServer, TEST_TOKEN, type TestServer } from '../../server/test-support/start-test-server.ts';
-import { launchChromium } from './browser.ts';
-import { type DropProxy, startDropProxy } from './drop-proxy.ts';
+import { startTestServer } from '../../server/test-support/start-test-server.ts';
+import { type BrowserServerFixture, openBrowserServerFixture } from './browser-server-fixture.ts';
 
 /** The seed scenario's message (seed 002): cancel the watch if it has not shipped. */
 export const SEED_CANCEL_MESSAGE = '我买的那块表还没发货的话，帮我取消吧，不想要了。';
 /** A policy question whose answer streams for a few seconds at the fixture's pace. */
 export const RETURN_QUESTION = '跑鞋穿了一次不合适，可以退吗？';
 
-/** Loosely typed JSON from the API: tests read the fields they check. */
-// biome-ignore lint/suspicious/noExplicitAny: test code reads whichever fields it asserts on
-export type ApiBody = any;
+export type { ApiBody } from './browser-server-fixture.ts';
 
-export interface ChatPageFixture {
-  testServer: TestServer;
-  /** The browser talks to the server through this proxy, so a test can cut its connections. */
-  proxy: DropProxy;
-  browser: Browser;
+export interface ChatPageFixture extends BrowserServerFixture {
   /** The page's origin (the proxy's). */
   url: string;
-  newPage(options?: { width?: number; height?: number }): Promise<Page>;
-  /** An authenticated JSON request straight to the server (not through the proxy). */
-  api(method: string, path: string, body?: unknown): Promise<{ status: number; body: ApiBody }>;
-  /** Read the server's SQLite file (orders, tool calls) to check side effects. */
-  query<T>(sql: string, ...params: unknown[]): T[];
   /** Put the demo user's orders back to the seed (order 88235 paid, not shipped), for a fresh card. */
   resetDemoOrders(): void;
-  close(): Promise<void>;
 }
 
 /**
@@ -46,43 +33,10 @@ export async function startChatPageFixture(
     env: { RUNSTREAM_DEMO_DELAY_MS: String(options.delayMs ?? 0) },
     ...(options.model === undefined ? {} : { model: options.model }),
   });
-  const port = Number(new URL(testServer.server.url).port);
-  const proxy = await startDropProxy(port);
-  const browser = await launchChromium();
-  const pages: Page[] = [];
+  const shared = await openBrowserServerFixture(testServer);
   return {
-    testServer,
-    proxy,
-    browser,
-    url: proxy.url,
-    async newPage({ width = 1200, height = 900 } = {}) {
-      const context = await browser.newContext({ viewport: { width, height }, locale: 'zh-CN' });
-      const page = await context.newPage();
-      page.on('pageerror', (error) => {
-        throw new Error(`the page threw: ${error.message}`);
-      });
-      pages.push(page);
-      return page;
-    },
-    async api(method, path, body) {
-      const response = await fetch(`${testServer.server.url}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${TEST_TOKEN}`, 'content-type': 'application/json' },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      const text = await response.text();
-      const json = response.headers.get('content-type')?.includes('application/json');
-      // A run stream (SSE) comes back as its text, read to the end.
-      return { status: response.status, body: json ? JSON.parse(text) : text };
-    },
-    query<T>(sql: string, ...params: unknown[]) {
-      const database = new Database(testServer.databasePath, { readonly: true, fileMustExist: true });
-      try {
-        return database.prepare(sql).all(...params) as T[];
-      } finally {
-        database.close();
-      }
-    },
+    ...shared,
+    url: shared.proxy.url,
     resetDemoOrders() {
       const database = new Database(testServer.databasePath, { fileMustExist: true });
       try {
@@ -94,16 +48,6 @@ export async function startChatPageFixture(
       } finally {
         database.close();
       }
-    },
-    async close() {
-      for (const page of pages)
-        await page
-          .context()
-          .close()
-          .catch(() => undefined);
-      await browser.close().catch(() => undefined);
-      await proxy.close();
-      await testServer.close();
     },
   };
 }
